@@ -1,0 +1,18 @@
+//! Guoxiang (国象): a UCI chess engine.
+//!
+//! The library holds the board, move generation, perft, evaluation and
+//! search; `src/main.rs` is the command line and UCI front end.
+
+pub mod attacks;
+pub mod bitboard;
+pub mod movegen;
+pub mod moves;
+pub mod perft;
+pub mod position;
+pub mod types;
+pub mod zobrist;
+
+pub use bitboard::Bitboard;
+pub use moves::{Move, MoveKind, MoveList};
+pub use position::{FenError, Position};
+pub use types::{Color, Piece, PieceKind, Square};
