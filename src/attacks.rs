@@ -435,7 +435,10 @@ mod tests {
     fn bishop_magics_are_reproducible() {
         // The rook search takes longer; the bishop one shows the constants come from `find_magic`.
         for sq in 0..64 {
-            assert_eq!(find_magic(sq, false, 0x6A09_E667_F3BC_C908), BISHOP_MAGICS[sq]);
+            assert_eq!(
+                find_magic(sq, false, 0x6A09_E667_F3BC_C908),
+                BISHOP_MAGICS[sq]
+            );
         }
         assert_eq!(find_magic(0, true, 0x6A09_E667_F3BC_C908), ROOK_MAGICS[0]);
     }

@@ -52,9 +52,15 @@ fn bench_command(args: &[String]) -> ExitCode {
 }
 
 /// Takes the value after a flag, or reports which flag lacks one.
-fn flag_value<T: std::str::FromStr>(args: &[String], i: &mut usize, flag: &str) -> Result<T, String> {
+fn flag_value<T: std::str::FromStr>(
+    args: &[String],
+    i: &mut usize,
+    flag: &str,
+) -> Result<T, String> {
     *i += 1;
-    let value = args.get(*i).ok_or_else(|| format!("{flag} needs a value"))?;
+    let value = args
+        .get(*i)
+        .ok_or_else(|| format!("{flag} needs a value"))?;
     value
         .parse()
         .map_err(|_| format!("{flag}: '{value}' is not a valid value"))
@@ -94,7 +100,8 @@ fn perft_main(args: &[String]) -> Result<ExitCode, String> {
     }
 
     if let Some(path) = suite {
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read '{path}': {e}"))?;
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("cannot read '{path}': {e}"))?;
         let entries = parse_suite(&text)?;
         println!("{} positions from {path}", entries.len());
         let report = run_suite(&entries, &opts, &mut std::io::stdout());
@@ -130,10 +137,10 @@ fn perft_main(args: &[String]) -> Result<ExitCode, String> {
         START_FEN.to_string()
     };
     let chess960 = opts.chess960
-        || fen
-            .split_whitespace()
-            .nth(2)
-            .is_some_and(|c| c.chars().any(|ch| matches!(ch.to_ascii_lowercase(), 'a'..='h')));
+        || fen.split_whitespace().nth(2).is_some_and(|c| {
+            c.chars()
+                .any(|ch| matches!(ch.to_ascii_lowercase(), 'a'..='h'))
+        });
     let pos = Position::from_fen(&fen, chess960).map_err(|e| e.to_string())?;
     let start = Instant::now();
     let results = divide(&pos, depth, opts.threads);

@@ -256,7 +256,10 @@ fn generate_pawns<S: MoveSink, const MODE: u8>(
         for west in [true, false] {
             let delta = up + if west { -1 } else { 1 };
             sink.add_pawn_moves(shift_capture(normal, us, west) & their & check_mask, delta);
-            sink.add_promotions(shift_capture(promoting, us, west) & their & check_mask, delta);
+            sink.add_promotions(
+                shift_capture(promoting, us, west) & their & check_mask,
+                delta,
+            );
         }
         // Promotions by push are noisy moves.
         sink.add_promotions(shift_up(promoting, us) & empty & check_mask, up);
@@ -290,7 +293,10 @@ fn generate_pawns<S: MoveSink, const MODE: u8>(
             & check_mask;
         for to in allowed {
             if seventh_rank.contains(from) {
-                sink.add_promotions(Bitboard::from_square(to), to.index() as i8 - from.index() as i8);
+                sink.add_promotions(
+                    Bitboard::from_square(to),
+                    to.index() as i8 - from.index() as i8,
+                );
             } else {
                 sink.add(Move::normal(from, to));
             }
@@ -317,7 +323,8 @@ fn castling_allowed(
     let rook_to = Square::from_file_rank(if king_side { 5 } else { 3 }, rank);
     let movers = Bitboard::from_square(ksq) | Bitboard::from_square(rook);
     let king_path = between(ksq, king_to) | Bitboard::from_square(king_to);
-    let must_be_empty = (king_path | between(rook, rook_to) | Bitboard::from_square(rook_to)) & !movers;
+    let must_be_empty =
+        (king_path | between(rook, rook_to) | Bitboard::from_square(rook_to)) & !movers;
     if (must_be_empty & occ).nonempty() {
         return false;
     }

@@ -27,7 +27,10 @@ const PROMO_SHIFT: u16 = 12;
 impl Move {
     #[inline(always)]
     fn pack(from: Square, to: Square, promo: u16, kind: u16) -> Move {
-        let bits = from.index() as u16 | (to.index() as u16) << 6 | promo << PROMO_SHIFT | kind << KIND_SHIFT;
+        let bits = from.index() as u16
+            | (to.index() as u16) << 6
+            | promo << PROMO_SHIFT
+            | kind << KIND_SHIFT;
         // from != to for every real move, so the value is never zero; fall back to a
         // harmless non-zero pattern rather than panicking if a caller breaks that.
         Move(NonZeroU16::new(bits).unwrap_or(NonZeroU16::MIN))

@@ -101,9 +101,10 @@ pub struct SuiteEntry {
 
 /// Whether a castling field can only be read as Chess960 (Shredder-FEN file letters).
 fn castling_field_is_960(fen: &str) -> bool {
-    fen.split_whitespace()
-        .nth(2)
-        .is_some_and(|c| c.chars().any(|ch| matches!(ch.to_ascii_lowercase(), 'a'..='h')))
+    fen.split_whitespace().nth(2).is_some_and(|c| {
+        c.chars()
+            .any(|ch| matches!(ch.to_ascii_lowercase(), 'a'..='h'))
+    })
 }
 
 impl SuiteEntry {
@@ -218,7 +219,11 @@ pub struct SuiteReport {
 
 /// Runs every entry of a suite, positions shared out over the threads.
 /// Progress and mismatches go to `log` as they happen.
-pub fn run_suite(entries: &[SuiteEntry], opts: &SuiteOptions, log: &mut (dyn Write + Send)) -> SuiteReport {
+pub fn run_suite(
+    entries: &[SuiteEntry],
+    opts: &SuiteOptions,
+    log: &mut (dyn Write + Send),
+) -> SuiteReport {
     let start = Instant::now();
     let next = AtomicUsize::new(0);
     let done = AtomicUsize::new(0);
@@ -236,7 +241,10 @@ pub fn run_suite(entries: &[SuiteEntry], opts: &SuiteOptions, log: &mut (dyn Wri
     let work = || loop {
         let i = next.fetch_add(1, Ordering::Relaxed);
         let Some(entry) = entries.get(i) else { break };
-        let name = entry.id.clone().unwrap_or_else(|| format!("line {}", entry.line));
+        let name = entry
+            .id
+            .clone()
+            .unwrap_or_else(|| format!("line {}", entry.line));
         let pos = match entry.position(opts.chess960) {
             Ok(p) => p,
             Err(e) => {

@@ -3,7 +3,8 @@
 //! validation; copy-make; draw rules.
 
 use crate::attacks::{
-    between, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, queen_attacks, rook_attacks,
+    between, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, queen_attacks,
+    rook_attacks,
 };
 use crate::bitboard::Bitboard;
 use crate::moves::{Move, MoveKind};
@@ -360,7 +361,8 @@ impl Position {
             }
             let lost = lost & self.castling;
             if lost != 0 {
-                self.key ^= zobrist::castling(self.castling) ^ zobrist::castling(self.castling & !lost);
+                self.key ^=
+                    zobrist::castling(self.castling) ^ zobrist::castling(self.castling & !lost);
                 self.castling &= !lost;
             }
         }
@@ -401,7 +403,8 @@ impl Position {
         let their = self.colored(them);
         let their_rq = (self.pieces(PieceKind::Rook) | self.pieces(PieceKind::Queen)) & their;
         let their_bq = (self.pieces(PieceKind::Bishop) | self.pieces(PieceKind::Queen)) & their;
-        let snipers = (rook_attacks(ksq, their) & their_rq) | (bishop_attacks(ksq, their) & their_bq);
+        let snipers =
+            (rook_attacks(ksq, their) & their_rq) | (bishop_attacks(ksq, their) & their_bq);
         let mut checkers = (knight_attacks(ksq) & self.pieces(PieceKind::Knight)
             | pawn_attacks(us, ksq) & self.pieces(PieceKind::Pawn))
             & their;
@@ -465,8 +468,9 @@ impl Position {
     /// Neither side can ever mate: K v K, K+N v K, K+B v K, or only bishops
     /// besides the kings and all of them on squares of one colour.
     pub fn is_dead_position(&self) -> bool {
-        let heavy =
-            self.pieces(PieceKind::Pawn) | self.pieces(PieceKind::Rook) | self.pieces(PieceKind::Queen);
+        let heavy = self.pieces(PieceKind::Pawn)
+            | self.pieces(PieceKind::Rook)
+            | self.pieces(PieceKind::Queen);
         if heavy.nonempty() {
             return false;
         }
@@ -528,7 +532,10 @@ impl Position {
             for c in rank_text.chars() {
                 if let Some(d) = c.to_digit(10) {
                     if !(1..=8).contains(&d) {
-                        return syntax(format!("bad empty-square count '{c}' on rank {}", rank + 1));
+                        return syntax(format!(
+                            "bad empty-square count '{c}' on rank {}",
+                            rank + 1
+                        ));
                     }
                     file += d as u8;
                 } else if let Some(p) = Piece::from_char(c) {
@@ -560,7 +567,11 @@ impl Position {
 
         // Material must be sane before castling and checks are looked at.
         for color in Color::ALL {
-            let name = if color == Color::White { "White" } else { "Black" };
+            let name = if color == Color::White {
+                "White"
+            } else {
+                "Black"
+            };
             let kings = pos.pieces_of(color, PieceKind::King).count();
             if kings != 1 {
                 return illegal(format!("{name} has {kings} kings, must have exactly one"));
@@ -573,8 +584,9 @@ impl Position {
             if pawns > 8 {
                 return illegal(format!("{name} has {pawns} pawns, at most 8 are possible"));
             }
-            let extra =
-                |kind: PieceKind, start: u32| pos.pieces_of(color, kind).count().saturating_sub(start);
+            let extra = |kind: PieceKind, start: u32| {
+                pos.pieces_of(color, kind).count().saturating_sub(start)
+            };
             let promoted = extra(PieceKind::Queen, 1)
                 + extra(PieceKind::Rook, 2)
                 + extra(PieceKind::Bishop, 2)
@@ -601,7 +613,10 @@ impl Position {
         }
         pos.update_check_info();
         if pos.checkers.count() > 2 {
-            return illegal(format!("the king is attacked by {} pieces", pos.checkers.count()));
+            return illegal(format!(
+                "the king is attacked by {} pieces",
+                pos.checkers.count()
+            ));
         }
 
         // En passant: the square must match a double step just played; it is
@@ -620,7 +635,9 @@ impl Position {
                 || pos.piece_on(ep).is_some()
                 || pos.piece_on(origin).is_some()
             {
-                return illegal(format!("en-passant square {ep} does not follow a double step"));
+                return illegal(format!(
+                    "en-passant square {ep} does not follow a double step"
+                ));
             }
             if pos.ep_capture_possible(ep) {
                 pos.ep = Some(ep);
@@ -629,12 +646,12 @@ impl Position {
         }
 
         if fields.len() == 6 {
-            pos.halfmove = fields[4]
-                .parse()
-                .map_err(|_| FenError::Syntax(format!("half-move clock '{}' is not a number", fields[4])))?;
-            let full: u16 = fields[5]
-                .parse()
-                .map_err(|_| FenError::Syntax(format!("move number '{}' is not a number", fields[5])))?;
+            pos.halfmove = fields[4].parse().map_err(|_| {
+                FenError::Syntax(format!("half-move clock '{}' is not a number", fields[4]))
+            })?;
+            let full: u16 = fields[5].parse().map_err(|_| {
+                FenError::Syntax(format!("move number '{}' is not a number", fields[5]))
+            })?;
             pos.fullmove = full.max(1);
         }
         Ok(pos)
@@ -652,7 +669,11 @@ impl Position {
             };
             let rank = color.back_rank();
             let ksq = self.king_square(color);
-            let name = if color == Color::White { "White" } else { "Black" };
+            let name = if color == Color::White {
+                "White"
+            } else {
+                "Black"
+            };
             if ksq.rank() != rank {
                 return Err(FenError::Illegal(format!(
                     "castling right '{c}' but {name}'s king is not on its first rank"
@@ -679,7 +700,9 @@ impl Position {
                     (self.piece_on(s) == Some(rook) && s.file() != ksq.file()).then_some(s)
                 }
                 _ => {
-                    return Err(FenError::Syntax(format!("unexpected castling character '{c}'")));
+                    return Err(FenError::Syntax(format!(
+                        "unexpected castling character '{c}'"
+                    )));
                 }
             };
             let Some(rook_sq) = rook_sq else {
@@ -725,7 +748,11 @@ impl Position {
                 s.push('/');
             }
         }
-        s.push_str(if self.side == Color::White { " w " } else { " b " });
+        s.push_str(if self.side == Color::White {
+            " w "
+        } else {
+            " b "
+        });
         if self.castling == 0 {
             s.push('-');
         }
@@ -733,13 +760,18 @@ impl Position {
             if self.castling & (1 << index) == 0 {
                 continue;
             }
-            let color = if index < 2 { Color::White } else { Color::Black };
+            let color = if index < 2 {
+                Color::White
+            } else {
+                Color::Black
+            };
             let rook_sq = self.castle_rook[index];
             let ksq = self.king_square(color);
             let rook = Piece::new(color, PieceKind::Rook);
             let outer = |f: u8| {
                 let (lo, hi) = if f > ksq.file() { (f + 1, 8) } else { (0, f) };
-                (lo..hi).any(|g| self.piece_on(Square::from_file_rank(g, rook_sq.rank())) == Some(rook))
+                (lo..hi)
+                    .any(|g| self.piece_on(Square::from_file_rank(g, rook_sq.rank())) == Some(rook))
             };
             let c = if outer(rook_sq.file()) {
                 (b'a' + rook_sq.file()) as char
