@@ -794,12 +794,17 @@ impl Position {
         s
     }
 
-    /// Parses a move in UCI text (`e2e4`, `e7e8q`, `e1g1` or king-takes-rook
-    /// `e1h1` for castling) and returns it if it is legal here.
+    /// Parses a move in UCI text (`e2e4`, `e7e8q`; castling as `e1g1`, or as
+    /// king-takes-rook `e1h1` in Chess960) and returns it if it is legal here.
+    /// The other castling spelling is accepted too when it is not also a
+    /// normal king move, since GUIs differ.
     pub fn parse_uci_move(&self, text: &str) -> Option<Move> {
-        crate::movegen::legal_moves(self).into_iter().find(|m| {
-            m.to_uci(self.chess960) == text || (m.is_castling() && m.to_uci(!self.chess960) == text)
-        })
+        let moves = crate::movegen::legal_moves(self);
+        moves
+            .iter()
+            .find(|m| m.to_uci(self.chess960) == text)
+            .or_else(|| moves.iter().find(|m| m.is_castling() && m.to_uci(!self.chess960) == text))
+            .copied()
     }
 }
 
