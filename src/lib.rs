@@ -4,12 +4,19 @@
 //! search; `src/main.rs` is the command line and UCI front end.
 
 pub mod attacks;
+pub mod bench;
 pub mod bitboard;
+pub mod eval;
 pub mod movegen;
 pub mod moves;
 pub mod perft;
 pub mod position;
+pub mod search;
+pub mod see;
+pub mod time;
+pub mod tt;
 pub mod types;
+pub mod uci;
 pub mod zobrist;
 
 pub use bitboard::Bitboard;

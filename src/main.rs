@@ -15,14 +15,13 @@ const USAGE: &str = "usage:
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    guoxiang::attacks::init();
     match args.first().map(String::as_str) {
         None => {
-            todo_uci();
+            guoxiang::uci::run();
             ExitCode::SUCCESS
         }
         Some("perft") => perft_command(&args[1..]),
-        Some("bench") => ExitCode::SUCCESS,
+        Some("bench") => bench_command(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             ExitCode::SUCCESS
@@ -34,10 +33,9 @@ fn main() -> ExitCode {
     }
 }
 
-#[allow(dead_code)]
 fn bench_command(args: &[String]) -> ExitCode {
     let depth = match args.first() {
-        None => 5,
+        None => guoxiang::bench::DEFAULT_DEPTH,
         Some(d) => match d.parse::<i32>() {
             Ok(d) if (1..=64).contains(&d) => d,
             _ => {
@@ -46,7 +44,7 @@ fn bench_command(args: &[String]) -> ExitCode {
             }
         },
     };
-    let (nodes, nps) = (depth, 0);
+    let (nodes, nps) = guoxiang::bench::run(depth, true);
     println!("{nodes} nodes {nps} nps");
     ExitCode::SUCCESS
 }
@@ -162,4 +160,3 @@ fn perft_main(args: &[String]) -> Result<ExitCode, String> {
     );
     Ok(ExitCode::SUCCESS)
 }
-fn todo_uci() {}

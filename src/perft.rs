@@ -275,7 +275,7 @@ pub fn run_suite(
         for b in &bad {
             say(b.clone());
         }
-        if finished % 50 == 0 || finished == entries.len() {
+        if finished.is_multiple_of(50) || finished == entries.len() {
             say(format!("progress: {finished}/{} positions", entries.len()));
         }
         if let Ok(mut r) = report.lock() {

@@ -803,7 +803,11 @@ impl Position {
         moves
             .iter()
             .find(|m| m.to_uci(self.chess960) == text)
-            .or_else(|| moves.iter().find(|m| m.is_castling() && m.to_uci(!self.chess960) == text))
+            .or_else(|| {
+                moves
+                    .iter()
+                    .find(|m| m.is_castling() && m.to_uci(!self.chess960) == text)
+            })
             .copied()
     }
 }

@@ -1,0 +1,1077 @@
+//! The search: iterative deepening with aspiration windows over a principal
+//! variation search (alpha-beta), quiescence search, transposition table,
+//! null-move pruning, reverse futility and futility pruning, late-move
+//! reductions and pruning, check extension, killer and history ordering.
+//!
+//! Lazy SMP: several threads run this same search on one shared
+//! transposition table; the main thread owns the clock, reports, and
+//! decides the move. The search never prints: it sends [`SearchEvent`]s.
+
+use crate::eval::evaluate;
+use crate::movegen::{generate_moves, legal_moves, GenKind};
+use crate::moves::{Move, MoveList};
+use crate::position::Position;
+use crate::see::{see_ge, see_value};
+use crate::time::{Limits, TimeBudget};
+use crate::tt::{Bound, TranspositionTable};
+use crate::types::PieceKind;
+use arrayvec::ArrayVec;
+use crossbeam_channel::Sender;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+pub const MAX_PLY: usize = 128;
+pub const INFINITE: i32 = 32_001;
+pub const MATE: i32 = 32_000;
+/// Scores beyond this are mates (in at most MAX_PLY plies).
+pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32 - 1;
+const DRAW: i32 = 0;
+
+/// Converts a score to "mate in N moves" if it is a mate score.
+pub fn mate_in(score: i32) -> Option<i32> {
+    if score >= MATE_BOUND {
+        Some((MATE - score + 1) / 2)
+    } else if score <= -MATE_BOUND {
+        Some(-(MATE + score) / 2)
+    } else {
+        None
+    }
+}
+
+/// A line of analysis, reported to the GUI.
+#[derive(Clone, Debug)]
+pub struct SearchInfo {
+    pub depth: i32,
+    pub seldepth: usize,
+    pub multipv: usize,
+    pub score: i32,
+    pub bound: Option<Bound>,
+    pub nodes: u64,
+    pub time: Duration,
+    pub hashfull: u32,
+    pub pv: Vec<Move>,
+}
+
+/// What the search tells the UCI layer.
+#[derive(Clone, Debug)]
+pub enum SearchEvent {
+    Info(SearchInfo),
+    CurrentMove {
+        depth: i32,
+        mv: Move,
+        number: usize,
+    },
+    /// The search is over. `best` is `None` only when there is no legal move.
+    Done {
+        best: Option<Move>,
+        ponder: Option<Move>,
+        nodes: u64,
+    },
+}
+
+/// State shared by all threads of one search.
+pub struct SharedState {
+    pub stop: AtomicBool,
+    /// While set (`go ponder`), no time limit applies.
+    pub pondering: AtomicBool,
+    /// When the clock started, in nanoseconds after the `go`; `ponderhit` moves it.
+    pub clock_start_ns: AtomicU64,
+    node_counts: Vec<AtomicU64>,
+}
+
+impl SharedState {
+    pub fn new(threads: usize, pondering: bool) -> SharedState {
+        SharedState {
+            stop: AtomicBool::new(false),
+            pondering: AtomicBool::new(pondering),
+            clock_start_ns: AtomicU64::new(0),
+            node_counts: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    pub fn total_nodes(&self) -> u64 {
+        self.node_counts
+            .iter()
+            .map(|n| n.load(Ordering::Relaxed))
+            .sum()
+    }
+}
+
+/// Per-thread tables that outlive one search (move-ordering statistics).
+#[derive(Clone)]
+pub struct ThreadData {
+    /// Butterfly history: [side][from][to].
+    history: Box<[[[i16; 64]; 64]; 2]>,
+    killers: [[Option<Move>; 2]; MAX_PLY + 2],
+}
+
+impl Default for ThreadData {
+    fn default() -> ThreadData {
+        ThreadData {
+            history: Box::new([[[0; 64]; 64]; 2]),
+            killers: [[None; 2]; MAX_PLY + 2],
+        }
+    }
+}
+
+impl ThreadData {
+    pub fn clear(&mut self) {
+        *self = ThreadData::default();
+    }
+}
+
+/// Everything one search needs.
+pub struct SearchRequest {
+    pub position: Position,
+    /// Keys of the game's earlier positions, oldest first.
+    pub history: Vec<u64>,
+    pub limits: Limits,
+    pub threads: usize,
+    pub multipv: usize,
+    pub move_overhead_ms: u64,
+    /// When the `go` arrived: every time limit counts from here.
+    pub start: Instant,
+}
+
+#[derive(Clone, Debug)]
+struct RootMove {
+    mv: Move,
+    score: i32,
+    previous_score: i32,
+    pv: Vec<Move>,
+    seldepth: usize,
+}
+
+#[derive(Clone, Copy, Default)]
+struct StackEntry {
+    eval: i32,
+    current: Option<Move>,
+}
+
+const LMR_MAX: usize = 64;
+
+fn lmr_table() -> [[i32; LMR_MAX]; LMR_MAX] {
+    let mut t = [[0; LMR_MAX]; LMR_MAX];
+    for (d, row) in t.iter_mut().enumerate().skip(1) {
+        for (m, r) in row.iter_mut().enumerate().skip(1) {
+            *r = (0.75 + (d as f64).ln() * (m as f64).ln() / 2.25) as i32;
+        }
+    }
+    t
+}
+
+/// One thread's search.
+struct Searcher<'a> {
+    id: usize,
+    shared: &'a SharedState,
+    tt: &'a TranspositionTable,
+    data: &'a mut ThreadData,
+    events: Option<&'a Sender<SearchEvent>>,
+    limits: &'a Limits,
+    budget: TimeBudget,
+    start: Instant,
+    nodes: u64,
+    seldepth: usize,
+    /// Keys of the positions before the current node: game history, then the search path.
+    keys: Vec<u64>,
+    /// Repetitions are not looked for across a null move.
+    null_barrier: usize,
+    pv: Vec<ArrayVec<Move, { MAX_PLY + 2 }>>,
+    stack: [StackEntry; MAX_PLY + 4],
+    root_moves: Vec<RootMove>,
+    pv_index: usize,
+    root_depth: i32,
+    lmr: [[i32; LMR_MAX]; LMR_MAX],
+}
+
+impl<'a> Searcher<'a> {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        id: usize,
+        shared: &'a SharedState,
+        tt: &'a TranspositionTable,
+        data: &'a mut ThreadData,
+        request: &'a SearchRequest,
+        budget: TimeBudget,
+        roots: &[RootMove],
+        lmr: [[i32; LMR_MAX]; LMR_MAX],
+    ) -> Searcher<'a> {
+        let mut keys = Vec::with_capacity(request.history.len() + MAX_PLY + 8);
+        keys.extend_from_slice(&request.history);
+        Searcher {
+            id,
+            shared,
+            tt,
+            data,
+            events: None,
+            limits: &request.limits,
+            budget,
+            start: request.start,
+            nodes: 0,
+            seldepth: 0,
+            keys,
+            null_barrier: 0,
+            pv: vec![ArrayVec::new(); MAX_PLY + 2],
+            stack: [StackEntry::default(); MAX_PLY + 4],
+            root_moves: roots.to_vec(),
+            pv_index: 0,
+            root_depth: 0,
+            lmr,
+        }
+    }
+
+    #[inline]
+    fn is_main(&self) -> bool {
+        self.id == 0
+    }
+
+    fn elapsed(&self) -> Duration {
+        let clock_start = Duration::from_nanos(self.shared.clock_start_ns.load(Ordering::Relaxed));
+        self.start.elapsed().saturating_sub(clock_start)
+    }
+
+    /// Counts a node; the main thread checks its limits every 1024 nodes.
+    #[inline]
+    fn count_node(&mut self) {
+        self.nodes += 1;
+        if self.nodes & 1023 == 0 {
+            self.shared.node_counts[self.id].store(self.nodes, Ordering::Relaxed);
+            if self.is_main() {
+                self.check_limits();
+            }
+        }
+        if let Some(max) = self.limits.nodes {
+            if self.is_main() && self.total_nodes() >= max {
+                self.shared.stop.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+
+    fn total_nodes(&self) -> u64 {
+        if self.shared.node_counts.len() == 1 {
+            self.nodes
+        } else {
+            self.shared.total_nodes() - self.shared.node_counts[self.id].load(Ordering::Relaxed)
+                + self.nodes
+        }
+    }
+
+    fn check_limits(&self) {
+        if self.shared.pondering.load(Ordering::Relaxed) {
+            return;
+        }
+        if let Some(hard) = self.budget.hard {
+            if self.elapsed() >= hard {
+                self.shared.stop.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+
+    #[inline]
+    fn stopped(&self) -> bool {
+        self.shared.stop.load(Ordering::Relaxed)
+    }
+
+    /// Draw by rule at an inner node: 50 moves, repetition, dead position.
+    fn is_draw(&self, pos: &Position) -> bool {
+        if pos.fifty_move_clock_expired() || pos.is_dead_position() {
+            return true;
+        }
+        let n = self.keys.len();
+        let window = (pos.halfmove_clock() as usize).min(n - self.null_barrier.min(n));
+        let key = pos.key();
+        (2..=window).step_by(2).any(|i| self.keys[n - i] == key)
+    }
+
+    fn update_pv(&mut self, ply: usize, mv: Move) {
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        let line = &mut head[ply];
+        line.clear();
+        line.push(mv);
+        line.extend(tail[0].iter().copied());
+    }
+
+    fn history_bonus(depth: i32) -> i32 {
+        (depth * depth * 16).min(1600)
+    }
+
+    fn update_history(&mut self, side: usize, mv: Move, bonus: i32) {
+        let h = &mut self.data.history[side][mv.from().index()][mv.to().index()];
+        // Gravity: the entry moves towards ±16384 ever more slowly.
+        let v = *h as i32;
+        *h = (v + bonus - v * bonus.abs() / 16384) as i16;
+    }
+
+    /// Orders moves: TT move, winning captures and promotions, killers,
+    /// quiet moves by history, losing captures.
+    fn score_moves(
+        &self,
+        pos: &Position,
+        moves: &[Move],
+        tt_move: Option<Move>,
+        ply: usize,
+    ) -> ArrayVec<i32, 256> {
+        let side = pos.side_to_move().index();
+        let killers = self.data.killers[ply];
+        moves
+            .iter()
+            .map(|&mv| {
+                if Some(mv) == tt_move {
+                    return 1 << 30;
+                }
+                let captured = pos.captured(mv);
+                let promo = mv.promotion_piece();
+                if captured.is_some() || promo.is_some() {
+                    let victim = captured.map_or(0, see_value);
+                    let attacker = pos
+                        .piece_on(mv.from())
+                        .map_or(0, |p| p.kind().index() as i32);
+                    let promo_bonus = match promo {
+                        Some(PieceKind::Queen) => 2000,
+                        Some(_) => -(1 << 21),
+                        None => 0,
+                    };
+                    let base = if see_ge(pos, mv, 0) {
+                        1 << 20
+                    } else {
+                        -(1 << 20)
+                    };
+                    return base + promo_bonus + victim * 8 - attacker;
+                }
+                if killers[0] == Some(mv) {
+                    return (1 << 19) + 2;
+                }
+                if killers[1] == Some(mv) {
+                    return (1 << 19) + 1;
+                }
+                self.data.history[side][mv.from().index()][mv.to().index()] as i32
+            })
+            .collect()
+    }
+
+    /// Moves the best-scored remaining move to position `i`.
+    #[inline]
+    fn pick(moves: &mut [Move], scores: &mut [i32], i: usize) {
+        let mut best = i;
+        for j in i + 1..moves.len() {
+            if scores[j] > scores[best] {
+                best = j;
+            }
+        }
+        moves.swap(i, best);
+        scores.swap(i, best);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn negamax(
+        &mut self,
+        pos: &Position,
+        mut depth: i32,
+        mut alpha: i32,
+        mut beta: i32,
+        ply: usize,
+        cut_node: bool,
+    ) -> i32 {
+        let root = ply == 0;
+        let pv_node = beta - alpha > 1;
+        self.pv[ply].clear();
+        if depth <= 0 {
+            return self.qsearch(pos, alpha, beta, ply);
+        }
+        self.count_node();
+        if self.stopped() && !root {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        let in_check = pos.in_check();
+
+        if !root {
+            if pos.fifty_move_clock_expired() && in_check && legal_moves(pos).is_empty() {
+                return -MATE + ply as i32;
+            }
+            if self.is_draw(pos) {
+                return DRAW;
+            }
+            if ply >= MAX_PLY {
+                return if in_check { DRAW } else { evaluate(pos) };
+            }
+            // Mate-distance pruning: no line from here beats a mate already found nearer the root.
+            alpha = alpha.max(-MATE + ply as i32);
+            beta = beta.min(MATE - ply as i32 - 1);
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+
+        let key = pos.key();
+        let tt_hit = self.tt.probe(key);
+        let tt_move = tt_hit.and_then(|h| h.mv);
+        if let Some(hit) = tt_hit {
+            if !pv_node && hit.depth >= depth {
+                let score = score_from_tt(hit.score, ply);
+                let cutoff = match hit.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => score >= beta,
+                    Bound::Upper => score <= alpha,
+                };
+                if cutoff {
+                    return score;
+                }
+            }
+        }
+
+        let eval = if in_check {
+            -INFINITE
+        } else if let Some(hit) = tt_hit {
+            hit.eval
+        } else {
+            evaluate(pos)
+        };
+        self.stack[ply].eval = eval;
+        let improving = !in_check && ply >= 2 && eval > self.stack[ply - 2].eval;
+        let us = pos.side_to_move();
+        let has_pieces =
+            (pos.colored(us) & !pos.pieces(PieceKind::Pawn) & !pos.pieces(PieceKind::King))
+                .nonempty();
+
+        if !pv_node && !in_check {
+            // Reverse futility: far above beta, assume a quiet move keeps it there.
+            if depth <= 8
+                && eval.abs() < MATE_BOUND
+                && eval - 80 * (depth - improving as i32) >= beta
+            {
+                return eval;
+            }
+            // Null move: if passing still fails high, a real move will too (not in zugzwang-prone endings).
+            if depth >= 3
+                && eval >= beta
+                && has_pieces
+                && ply >= 1
+                && self.stack[ply - 1].current.is_some()
+            {
+                let r = 3 + depth / 3 + ((eval - beta) / 200).min(3);
+                let mut next = *pos;
+                next.make_null_move();
+                self.keys.push(key);
+                let barrier = std::mem::replace(&mut self.null_barrier, self.keys.len());
+                self.stack[ply].current = None;
+                let score = -self.negamax(&next, depth - r, -beta, -beta + 1, ply + 1, !cut_node);
+                self.null_barrier = barrier;
+                self.keys.pop();
+                if self.stopped() {
+                    return 0;
+                }
+                if score >= beta {
+                    return if score >= MATE_BOUND { beta } else { score };
+                }
+            }
+        }
+
+        // Internal iterative reduction: without a hash move this node is probably not worth full depth.
+        if tt_move.is_none() && depth >= 4 && (pv_node || cut_node) {
+            depth -= 1;
+        }
+
+        let mut moves = MoveList::new();
+        if root {
+            moves.extend(self.root_moves[self.pv_index..].iter().map(|r| r.mv));
+        } else {
+            generate_moves(pos, GenKind::All, &mut moves);
+        }
+        if moves.is_empty() {
+            return if in_check { -MATE + ply as i32 } else { DRAW };
+        }
+        let mut scores = self.score_moves(pos, &moves, tt_move, ply);
+
+        let original_alpha = alpha;
+        let mut best_score = -INFINITE;
+        let mut best_move: Option<Move> = None;
+        let mut quiets_tried: ArrayVec<Move, 64> = ArrayVec::new();
+        let mut skip_quiets = false;
+        let killers = self.data.killers[ply];
+
+        for i in 0..moves.len() {
+            Self::pick(&mut moves, &mut scores, i);
+            let mv = moves[i];
+            let move_number = i + 1;
+            let is_capture = pos.is_capture(mv);
+            let quiet = !is_capture && mv.promotion_piece().is_none();
+
+            if !root && best_score > -MATE_BOUND && has_pieces {
+                if quiet {
+                    if skip_quiets {
+                        continue;
+                    }
+                    // Late-move pruning: at low depth, late quiet moves rarely matter.
+                    if depth <= 8
+                        && move_number as i32 >= (3 + depth * depth) / (2 - improving as i32)
+                    {
+                        skip_quiets = true;
+                        continue;
+                    }
+                    // Futility: this quiet move cannot lift a hopeless static score to alpha.
+                    if !in_check && depth <= 8 && eval + 100 + 90 * depth <= alpha {
+                        skip_quiets = true;
+                        continue;
+                    }
+                    if depth <= 8 && !see_ge(pos, mv, -25 * depth * depth) {
+                        continue;
+                    }
+                } else if depth <= 6 && !see_ge(pos, mv, -90 * depth) {
+                    continue;
+                }
+            }
+
+            let mut next = *pos;
+            next.make_move(mv);
+            let gives_check = next.in_check();
+            let extension = i32::from(gives_check && (ply as i32) < 2 * self.root_depth);
+            let new_depth = depth - 1 + extension;
+
+            if root && self.is_main() && self.elapsed() > Duration::from_secs(1) {
+                if let Some(events) = self.events {
+                    let _ = events.send(SearchEvent::CurrentMove {
+                        depth: self.root_depth,
+                        mv,
+                        number: move_number + self.pv_index,
+                    });
+                }
+            }
+
+            self.keys.push(key);
+            self.stack[ply].current = Some(mv);
+            let mut score;
+            if move_number == 1 {
+                score = -self.negamax(
+                    &next,
+                    new_depth,
+                    -beta,
+                    -alpha,
+                    ply + 1,
+                    !pv_node && !cut_node,
+                );
+            } else {
+                let mut r = 0;
+                if depth >= 3 && move_number > 1 + pv_node as usize && (quiet || scores[i] < 0) {
+                    r = self.lmr[(depth as usize).min(LMR_MAX - 1)][move_number.min(LMR_MAX - 1)];
+                    r += i32::from(!pv_node);
+                    r += i32::from(!improving);
+                    r += i32::from(cut_node);
+                    r -= i32::from(gives_check);
+                    if killers.contains(&Some(mv)) {
+                        r -= 1;
+                    }
+                    if quiet {
+                        r -= scores[i] / 6000;
+                    }
+                    r = r.clamp(0, (new_depth - 1).max(0));
+                }
+                score = -self.negamax(&next, new_depth - r, -alpha - 1, -alpha, ply + 1, true);
+                if score > alpha && r > 0 {
+                    score = -self.negamax(&next, new_depth, -alpha - 1, -alpha, ply + 1, !cut_node);
+                }
+                if score > alpha && score < beta {
+                    score = -self.negamax(&next, new_depth, -beta, -alpha, ply + 1, false);
+                }
+            }
+            self.keys.pop();
+
+            if self.stopped() {
+                return 0;
+            }
+
+            if root {
+                let index = self
+                    .root_moves
+                    .iter()
+                    .position(|r| r.mv == mv)
+                    .unwrap_or(self.pv_index);
+                if move_number == 1 || score > alpha {
+                    let line: Vec<Move> = std::iter::once(mv)
+                        .chain(self.pv[1].iter().copied())
+                        .collect();
+                    let seldepth = self.seldepth;
+                    let rm = &mut self.root_moves[index];
+                    rm.score = score;
+                    rm.pv = line;
+                    rm.seldepth = seldepth;
+                } else {
+                    self.root_moves[index].score = -INFINITE;
+                }
+            }
+
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    best_move = Some(mv);
+                    if pv_node {
+                        self.update_pv(ply, mv);
+                    }
+                    if score >= beta {
+                        if quiet {
+                            let k = &mut self.data.killers[ply];
+                            if k[0] != Some(mv) {
+                                k[1] = k[0];
+                                k[0] = Some(mv);
+                            }
+                            let bonus = Self::history_bonus(depth);
+                            let side = us.index();
+                            self.update_history(side, mv, bonus);
+                            for &q in &quiets_tried {
+                                self.update_history(side, q, -bonus);
+                            }
+                        }
+                        break;
+                    }
+                    alpha = score;
+                }
+            }
+            if quiet && Some(mv) != best_move {
+                let _ = quiets_tried.try_push(mv);
+            }
+        }
+
+        if best_score == -INFINITE {
+            // Every move was pruned (cannot happen at the first move, see above); fail low.
+            return alpha;
+        }
+        if !(root && self.pv_index > 0) {
+            let bound = if best_score >= beta {
+                Bound::Lower
+            } else if best_score > original_alpha {
+                Bound::Exact
+            } else {
+                Bound::Upper
+            };
+            let stored_eval = if in_check { 0 } else { eval };
+            self.tt.store(
+                key,
+                best_move,
+                score_to_tt(best_score, ply),
+                stored_eval,
+                depth,
+                bound,
+            );
+        }
+        best_score
+    }
+
+    fn qsearch(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize) -> i32 {
+        self.count_node();
+        self.pv[ply].clear();
+        if self.stopped() {
+            return 0;
+        }
+        self.seldepth = self.seldepth.max(ply);
+        if pos.is_dead_position() {
+            return DRAW;
+        }
+        let in_check = pos.in_check();
+        if pos.fifty_move_clock_expired() {
+            return if in_check && legal_moves(pos).is_empty() {
+                -MATE + ply as i32
+            } else {
+                DRAW
+            };
+        }
+        if ply >= MAX_PLY {
+            return if in_check { DRAW } else { evaluate(pos) };
+        }
+        let key = pos.key();
+        let tt_hit = self.tt.probe(key);
+        if let Some(hit) = tt_hit {
+            let score = score_from_tt(hit.score, ply);
+            let cutoff = match hit.bound {
+                Bound::Exact => true,
+                Bound::Lower => score >= beta,
+                Bound::Upper => score <= alpha,
+            };
+            if cutoff {
+                return score;
+            }
+        }
+
+        let mut best_score;
+        let stand_pat;
+        if in_check {
+            best_score = -INFINITE;
+            stand_pat = -INFINITE;
+        } else {
+            stand_pat = tt_hit.map_or_else(|| evaluate(pos), |h| h.eval);
+            if stand_pat >= beta {
+                return stand_pat;
+            }
+            alpha = alpha.max(stand_pat);
+            best_score = stand_pat;
+        }
+
+        let mut moves = MoveList::new();
+        generate_moves(
+            pos,
+            if in_check {
+                GenKind::All
+            } else {
+                GenKind::Noisy
+            },
+            &mut moves,
+        );
+        if in_check && moves.is_empty() {
+            return -MATE + ply as i32;
+        }
+        let mut scores = self.score_moves(pos, &moves, tt_hit.and_then(|h| h.mv), ply);
+        let mut best_move = None;
+        for i in 0..moves.len() {
+            Self::pick(&mut moves, &mut scores, i);
+            let mv = moves[i];
+            if !in_check {
+                let promo = mv.promotion_piece();
+                if matches!(promo, Some(p) if p != PieceKind::Queen) {
+                    continue;
+                }
+                // Delta pruning: even winning this piece cannot reach alpha.
+                let gain =
+                    pos.captured(mv).map_or(0, see_value) + if promo.is_some() { 800 } else { 0 };
+                if stand_pat + gain + 200 <= alpha {
+                    continue;
+                }
+                if !see_ge(pos, mv, 0) {
+                    continue;
+                }
+            }
+            let mut next = *pos;
+            next.make_move(mv);
+            let score = -self.qsearch(&next, -beta, -alpha, ply + 1);
+            if self.stopped() {
+                return 0;
+            }
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    best_move = Some(mv);
+                    self.update_pv(ply, mv);
+                    if score >= beta {
+                        break;
+                    }
+                    alpha = score;
+                }
+            }
+        }
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else {
+            Bound::Upper
+        };
+        let stored_eval = if in_check { 0 } else { stand_pat };
+        self.tt.store(
+            key,
+            best_move,
+            score_to_tt(best_score, ply),
+            stored_eval,
+            0,
+            bound,
+        );
+        best_score
+    }
+
+    /// Iterative deepening; returns when the limits are reached or the search is stopped.
+    fn iterate(&mut self, root: &Position, multipv: usize) {
+        let max_depth = self
+            .limits
+            .depth
+            .unwrap_or(MAX_PLY as i32 - 1)
+            .clamp(1, MAX_PLY as i32 - 1);
+        let mut best_move_changes = 0.0f64;
+        let mut last_best: Option<Move> = None;
+        for depth in 1..=max_depth {
+            self.root_depth = depth;
+            for rm in self.root_moves.iter_mut() {
+                rm.previous_score = rm.score;
+            }
+            let lines = multipv.min(self.root_moves.len());
+            for pv_index in 0..lines {
+                self.pv_index = pv_index;
+                self.seldepth = 0;
+                let previous = self.root_moves[pv_index].previous_score;
+                let mut delta = 20;
+                let (mut alpha, mut beta) = if depth >= 5 && previous.abs() < MATE_BOUND {
+                    (
+                        (previous - delta).max(-INFINITE),
+                        (previous + delta).min(INFINITE),
+                    )
+                } else {
+                    (-INFINITE, INFINITE)
+                };
+                loop {
+                    let score = self.negamax(root, depth, alpha, beta, 0, false);
+                    self.root_moves[pv_index..].sort_by_key(|r| std::cmp::Reverse(r.score));
+                    if self.stopped() {
+                        break;
+                    }
+                    if score <= alpha {
+                        if self.is_main() && self.elapsed() > Duration::from_secs(3) {
+                            self.report_line(pv_index, Some(Bound::Upper), alpha);
+                        }
+                        beta = (alpha + beta) / 2;
+                        alpha = (score - delta).max(-INFINITE);
+                    } else if score >= beta {
+                        if self.is_main() && self.elapsed() > Duration::from_secs(3) {
+                            self.report_line(pv_index, Some(Bound::Lower), beta);
+                        }
+                        beta = (score + delta).min(INFINITE);
+                    } else {
+                        break;
+                    }
+                    delta += delta / 2;
+                }
+                self.root_moves[..=pv_index].sort_by_key(|r| std::cmp::Reverse(r.score));
+                if self.stopped() {
+                    break;
+                }
+            }
+            if self.stopped() {
+                break;
+            }
+            if !self.is_main() {
+                continue;
+            }
+            for line in 0..lines {
+                self.report_line(line, None, 0);
+            }
+
+            // Stop conditions, checked between iterations.
+            let best = self.root_moves[0].mv;
+            if last_best.is_some_and(|b| b != best) {
+                best_move_changes += 1.0;
+            }
+            best_move_changes *= 0.5;
+            last_best = Some(best);
+            if let Some(mate) = self.limits.mate {
+                if mate_in(self.root_moves[0].score).is_some_and(|m| m > 0 && m <= mate) {
+                    break;
+                }
+            }
+            if !self.shared.pondering.load(Ordering::Relaxed) {
+                if let Some(soft) = self.budget.soft {
+                    // Spend longer while the best move keeps changing.
+                    let scale = 0.6 + best_move_changes.min(2.0) * 0.6;
+                    if self.elapsed().as_secs_f64() >= soft.as_secs_f64() * scale {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    fn report_line(&self, line: usize, bound: Option<Bound>, bound_score: i32) {
+        let Some(events) = self.events else { return };
+        let rm = &self.root_moves[line];
+        let (score, depth) = if rm.score == -INFINITE {
+            // Not searched at this depth yet: report the last completed score.
+            (rm.previous_score, self.root_depth - 1)
+        } else {
+            (rm.score, self.root_depth)
+        };
+        if depth < 1 || score == -INFINITE {
+            return;
+        }
+        let _ = events.send(SearchEvent::Info(SearchInfo {
+            depth,
+            seldepth: rm.seldepth.max(depth as usize),
+            multipv: line + 1,
+            score: if bound.is_some() { bound_score } else { score },
+            bound,
+            nodes: self.total_nodes(),
+            time: self.start.elapsed(),
+            hashfull: self.tt.hashfull(),
+            pv: rm.pv.clone(),
+        }));
+    }
+}
+
+/// Mate scores are stored relative to the node, read back relative to the root.
+fn score_to_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score + ply as i32
+    } else if score <= -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+fn score_from_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score - ply as i32
+    } else if score <= -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+/// The root moves the search may play: all legal moves, or the `searchmoves` among them.
+fn root_moves(pos: &Position, limits: &Limits) -> Vec<RootMove> {
+    let legal = legal_moves(pos);
+    let wanted: Vec<Move> = limits
+        .searchmoves
+        .iter()
+        .filter_map(|text| pos.parse_uci_move(text))
+        .collect();
+    legal
+        .into_iter()
+        .filter(|m| wanted.is_empty() || wanted.contains(m))
+        .map(|mv| RootMove {
+            mv,
+            score: -INFINITE,
+            previous_score: -INFINITE,
+            pv: vec![mv],
+            seldepth: 0,
+        })
+        .collect()
+}
+
+/// Runs a whole search in the calling thread (helpers in scoped threads) and
+/// returns the thread data for reuse. Sends `Done` at the end.
+pub fn run_search(
+    request: &SearchRequest,
+    tt: &TranspositionTable,
+    shared: &SharedState,
+    thread_data: &mut Vec<ThreadData>,
+    events: &Sender<SearchEvent>,
+) -> (Option<Move>, u64) {
+    let threads = request.threads.max(1);
+    thread_data.resize_with(threads, ThreadData::default);
+    let pos = request.position;
+    let roots = root_moves(&pos, &request.limits);
+    if roots.is_empty() {
+        let _ = events.send(SearchEvent::Done {
+            best: None,
+            ponder: None,
+            nodes: 0,
+        });
+        return (None, 0);
+    }
+    tt.new_search();
+    let budget = TimeBudget::new(
+        &request.limits,
+        pos.side_to_move(),
+        request.move_overhead_ms,
+    );
+    let lmr = lmr_table();
+    let make_searcher =
+        |id: usize, data| Searcher::new(id, shared, tt, data, request, budget, &roots, lmr);
+
+    let (main_data, helper_data) = thread_data.split_at_mut(1);
+    let mut result = (None, None, 0u64);
+    std::thread::scope(|s| {
+        for (i, data) in helper_data.iter_mut().enumerate() {
+            let mut helper = make_searcher(i + 1, data);
+            s.spawn(move || {
+                helper.iterate(&pos, 1);
+                helper.shared.node_counts[helper.id].store(helper.nodes, Ordering::Relaxed);
+            });
+        }
+        let mut main = make_searcher(0, &mut main_data[0]);
+        main.events = Some(events);
+        main.iterate(&pos, request.multipv.max(1));
+        // The main thread decides; stop the helpers (and wait, under ponder/infinite, in the UCI layer).
+        shared.stop.store(true, Ordering::Relaxed);
+        shared.node_counts[0].store(main.nodes, Ordering::Relaxed);
+        let best = main.root_moves[0].mv;
+        let ponder = main.root_moves[0].pv.get(1).copied().or_else(|| {
+            let mut next = pos;
+            next.make_move(best);
+            tt.probe(next.key())
+                .and_then(|h| h.mv)
+                .filter(|&m| crate::movegen::is_legal(&next, m))
+        });
+        result = (Some(best), ponder, 0);
+    });
+    let nodes = shared.total_nodes();
+    let _ = events.send(SearchEvent::Done {
+        best: result.0,
+        ponder: result.1,
+        nodes,
+    });
+    (result.0, nodes)
+}
+
+/// Handle on a search running in the background.
+pub struct SearchHandle {
+    pub shared: Arc<SharedState>,
+    thread: Option<std::thread::JoinHandle<Vec<ThreadData>>>,
+}
+
+impl SearchHandle {
+    /// Starts a search on its own thread; events arrive on `events`.
+    pub fn start(
+        request: SearchRequest,
+        tt: Arc<TranspositionTable>,
+        mut thread_data: Vec<ThreadData>,
+        events: Sender<SearchEvent>,
+    ) -> Result<SearchHandle, String> {
+        let shared = Arc::new(SharedState::new(request.threads, request.limits.ponder));
+        let s = Arc::clone(&shared);
+        let thread = std::thread::Builder::new()
+            .name("search".into())
+            .stack_size(64 << 20)
+            .spawn(move || {
+                run_search(&request, &tt, &s, &mut thread_data, &events);
+                thread_data
+            })
+            .map_err(|e| format!("cannot start the search thread: {e}"))?;
+        Ok(SearchHandle {
+            shared,
+            thread: Some(thread),
+        })
+    }
+
+    pub fn stop(&self) {
+        self.shared.pondering.store(false, Ordering::Relaxed);
+        self.shared.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// Waits for the search thread and takes back its tables.
+    pub fn join(mut self) -> Vec<ThreadData> {
+        self.thread
+            .take()
+            .and_then(|t| t.join().ok())
+            .unwrap_or_default()
+    }
+}
+
+/// Searches synchronously to a fixed depth with one thread (bench, tests).
+pub fn search_fixed_depth(
+    pos: &Position,
+    history: &[u64],
+    depth: i32,
+    tt: &TranspositionTable,
+    data: &mut Vec<ThreadData>,
+) -> (Option<Move>, u64, i32) {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let request = SearchRequest {
+        position: *pos,
+        history: history.to_vec(),
+        limits: Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        },
+        threads: 1,
+        multipv: 1,
+        move_overhead_ms: 0,
+        start: Instant::now(),
+    };
+    let shared = SharedState::new(1, false);
+    let (best, nodes) = run_search(&request, tt, &shared, data, &tx);
+    drop(tx);
+    let score = rx
+        .iter()
+        .filter_map(|e| match e {
+            SearchEvent::Info(i) => Some(i.score),
+            _ => None,
+        })
+        .last()
+        .unwrap_or(0);
+    (best, nodes, score)
+}

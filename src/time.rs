@@ -1,0 +1,125 @@
+//! Time management: turns the `go` parameters into a soft limit (checked
+//! between iterations: do not start another) and a hard limit (checked inside
+//! the search: stop now).
+
+use crate::types::Color;
+use std::time::Duration;
+
+/// Everything a `go` command can ask for.
+#[derive(Clone, Debug, Default)]
+pub struct Limits {
+    pub depth: Option<i32>,
+    pub nodes: Option<u64>,
+    /// Find a mate in at most this many moves.
+    pub mate: Option<i32>,
+    pub movetime: Option<u64>,
+    pub wtime: Option<i64>,
+    pub btime: Option<i64>,
+    pub winc: Option<i64>,
+    pub binc: Option<i64>,
+    pub movestogo: Option<u32>,
+    pub infinite: bool,
+    pub ponder: bool,
+    /// Root moves to consider, in UCI text (checked against the position by the caller).
+    pub searchmoves: Vec<String>,
+}
+
+/// The two limits of one search; `None` means unbounded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeBudget {
+    pub soft: Option<Duration>,
+    pub hard: Option<Duration>,
+}
+
+impl TimeBudget {
+    /// Budget for `us` from the limits. `overhead_ms` (GUI and transport lag) is
+    /// taken off every figure first, so the answer reaches the GUI in time.
+    pub fn new(limits: &Limits, us: Color, overhead_ms: u64) -> TimeBudget {
+        let overhead = overhead_ms as i64;
+        if let Some(mt) = limits.movetime {
+            let t = (mt as i64 - overhead).max(1) as u64;
+            return TimeBudget {
+                soft: Some(Duration::from_millis(t)),
+                hard: Some(Duration::from_millis(t)),
+            };
+        }
+        let (time, inc) = match us {
+            Color::White => (limits.wtime, limits.winc),
+            Color::Black => (limits.btime, limits.binc),
+        };
+        let Some(time) = time else {
+            return TimeBudget {
+                soft: None,
+                hard: None,
+            };
+        };
+        let inc = inc.unwrap_or(0).max(0);
+        // What we may spend at most, with a reserve against lag spikes.
+        let left = (time - overhead).max(1);
+        let moves_to_go = limits.movestogo.map_or(30, |m| m.clamp(1, 30)) as i64;
+        let (soft, hard) = if moves_to_go == 1 {
+            (left / 2, left * 3 / 4)
+        } else {
+            let base = left / moves_to_go + inc * 3 / 4;
+            let soft = base.min(left / 4);
+            let hard = (base * 4).min(left / 2).max(soft);
+            (soft, hard)
+        };
+        TimeBudget {
+            soft: Some(Duration::from_millis(soft.max(1) as u64)),
+            hard: Some(Duration::from_millis(hard.max(1) as u64)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn budget(l: Limits) -> (u64, u64) {
+        let b = TimeBudget::new(&l, Color::White, 30);
+        (
+            b.soft.map_or(u64::MAX, |d| d.as_millis() as u64),
+            b.hard.map_or(u64::MAX, |d| d.as_millis() as u64),
+        )
+    }
+
+    #[test]
+    fn movetime_minus_overhead() {
+        let l = Limits {
+            movetime: Some(1000),
+            ..Limits::default()
+        };
+        assert_eq!(budget(l), (970, 970));
+    }
+
+    #[test]
+    fn never_more_than_the_clock() {
+        for (time, inc, mtg) in [
+            (50, 0, None),
+            (0, 0, None),
+            (-500, 10, None),
+            (1000, 10, Some(1)),
+            (60_000, 1000, None),
+        ] {
+            let l = Limits {
+                wtime: Some(time),
+                winc: Some(inc),
+                movestogo: mtg,
+                ..Limits::default()
+            };
+            let (soft, hard) = budget(l);
+            assert!(soft <= hard);
+            let usable = (time - 30).max(1) as u64;
+            assert!(
+                hard <= usable.max(1),
+                "hard {hard} > usable {usable} for time {time}"
+            );
+        }
+    }
+
+    #[test]
+    fn no_clock_means_no_limit() {
+        assert_eq!(budget(Limits::default()), (u64::MAX, u64::MAX));
+    }
+}

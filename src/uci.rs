@@ -1,0 +1,657 @@
+//! The UCI front end. A reader thread turns stdin lines into messages (EOF
+//! becomes `quit`); this thread is the only one that writes to stdout. It owns
+//! the game position, the options and the transposition table, and runs one
+//! search at a time in the background.
+//!
+//! Every command that changes state (`position`, `setoption`, `ucinewgame`,
+//! `go`, `quit`) first stops a running search and sends its `bestmove`, so no
+//! answer is lost or doubled. Bad input never changes state: it gets an
+//! `info string` saying why.
+
+use crate::movegen::legal_moves;
+use crate::moves::Move;
+use crate::perft::divide;
+use crate::position::{Position, START_FEN};
+use crate::search::{mate_in, SearchEvent, SearchHandle, SearchInfo, SearchRequest, ThreadData};
+use crate::time::Limits;
+use crate::tt::{Bound, TranspositionTable};
+use crossbeam_channel::{select, unbounded, Receiver, Sender};
+use std::io::{BufRead, Write};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+
+pub const ENGINE_NAME: &str = "Guoxiang";
+pub const ENGINE_AUTHOR: &str = "the Guoxiang developers";
+
+/// Longest input line accepted; longer lines are dropped with a message.
+const MAX_LINE: usize = 1 << 20;
+const MAX_HASH_MB: usize = 1 << 20;
+const MAX_THREADS: usize = 1024;
+const MAX_MULTIPV: usize = 256;
+const MAX_OVERHEAD_MS: u64 = 10_000;
+
+/// Engine options as set by `setoption`.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub hash_mb: usize,
+    pub threads: usize,
+    pub multipv: usize,
+    pub ponder: bool,
+    pub move_overhead_ms: u64,
+    pub chess960: bool,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            hash_mb: 16,
+            threads: 1,
+            multipv: 1,
+            ponder: false,
+            move_overhead_ms: 30,
+            chess960: false,
+        }
+    }
+}
+
+enum Input {
+    Line(String),
+    TooLong,
+}
+
+/// Reads stdin line by line on its own thread. Invalid UTF-8 is replaced,
+/// over-long lines are reported and skipped; EOF or a read error closes the channel.
+fn spawn_reader() -> Receiver<Input> {
+    let (tx, rx) = unbounded();
+    let spawned = std::thread::Builder::new()
+        .name("stdin".into())
+        .spawn(move || {
+            let stdin = std::io::stdin();
+            let mut reader = stdin.lock();
+            let mut buf = Vec::new();
+            loop {
+                buf.clear();
+                let mut too_long = false;
+                // Read one line, keeping at most MAX_LINE bytes of it.
+                loop {
+                    let chunk = match reader.fill_buf() {
+                        Ok(c) => c,
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                        Err(_) => return,
+                    };
+                    if chunk.is_empty() {
+                        if buf.is_empty() && !too_long {
+                            return;
+                        }
+                        break;
+                    }
+                    let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+                        Some(i) => (i + 1, true),
+                        None => (chunk.len(), false),
+                    };
+                    if buf.len() + take <= MAX_LINE {
+                        buf.extend_from_slice(&chunk[..take]);
+                    } else {
+                        too_long = true;
+                    }
+                    reader.consume(take);
+                    if done {
+                        break;
+                    }
+                }
+                let msg = if too_long {
+                    Input::TooLong
+                } else {
+                    Input::Line(String::from_utf8_lossy(&buf).into_owned())
+                };
+                if tx.send(msg).is_err() {
+                    return;
+                }
+            }
+        });
+    if spawned.is_err() {
+        eprintln!("cannot start the input thread");
+    }
+    rx
+}
+
+struct ActiveSearch {
+    handle: SearchHandle,
+    /// `go infinite` / `go ponder`: the answer waits for `stop` or `ponderhit`.
+    wait_for_stop: bool,
+    /// A result that arrived while it had to wait.
+    held: Option<(Option<Move>, Option<Move>)>,
+    start: Instant,
+    chess960: bool,
+    root: Position,
+}
+
+/// The UCI engine state.
+pub struct Engine {
+    position: Position,
+    /// Keys of the positions before `position`, oldest first.
+    history: Vec<u64>,
+    options: Options,
+    tt: Arc<TranspositionTable>,
+    thread_data: Vec<ThreadData>,
+    search: Option<ActiveSearch>,
+    events_tx: Sender<SearchEvent>,
+    events_rx: Receiver<SearchEvent>,
+}
+
+/// Writes one protocol line and flushes it.
+fn send(line: &str) {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+fn info_string(text: &str) {
+    // One line per message: a newline inside would start an unknown command in the GUI.
+    send(&format!("info string {}", text.replace(['\n', '\r'], " ")));
+}
+
+/// Runs the UCI loop until `quit` or end of input.
+pub fn run() {
+    let lines = spawn_reader();
+    let mut engine = Engine::new();
+    loop {
+        select! {
+            recv(lines) -> msg => match msg {
+                Ok(Input::Line(line)) => {
+                    let keep_going = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.handle_line(&line)));
+                    match keep_going {
+                        Ok(true) => {}
+                        Ok(false) => break,
+                        Err(_) => info_string("internal error while handling that command; state kept"),
+                    }
+                }
+                Ok(Input::TooLong) => info_string(&format!("input line longer than {MAX_LINE} bytes ignored")),
+                Err(_) => {
+                    engine.finish_search();
+                    break;
+                }
+            },
+            recv(engine.events_rx) -> event => {
+                if let Ok(event) = event {
+                    engine.handle_event(event);
+                }
+            }
+        }
+    }
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new()
+    }
+}
+
+impl Engine {
+    pub fn new() -> Engine {
+        let options = Options::default();
+        let tt = match TranspositionTable::new(options.hash_mb) {
+            Ok(t) => t,
+            Err(_) => match TranspositionTable::new(1) {
+                Ok(t) => t,
+                Err(e) => panic!("cannot allocate even 1 MB of hash: {e}"),
+            },
+        };
+        let (events_tx, events_rx) = unbounded();
+        Engine {
+            position: Position::startpos(),
+            history: Vec::new(),
+            options,
+            tt: Arc::new(tt),
+            thread_data: Vec::new(),
+            search: None,
+            events_tx,
+            events_rx,
+        }
+    }
+
+    /// Handles one input line; returns false on `quit`.
+    pub fn handle_line(&mut self, line: &str) -> bool {
+        let tokens: Vec<&str> = line.split_whitespace().collect();
+        match tokens.as_slice() {
+            [] => {}
+            ["uci", ..] => self.cmd_uci(),
+            ["isready", ..] => send("readyok"),
+            ["ucinewgame", ..] => {
+                self.finish_search();
+                self.tt.clear();
+                self.thread_data.iter_mut().for_each(ThreadData::clear);
+                self.position = Position::startpos();
+                self.position.set_chess960(self.options.chess960);
+                self.history.clear();
+            }
+            ["position", rest @ ..] => {
+                self.finish_search();
+                if let Err(e) = self.cmd_position(rest) {
+                    info_string(&format!("position ignored: {e}"));
+                }
+            }
+            ["setoption", rest @ ..] => {
+                self.finish_search();
+                if let Err(e) = self.cmd_setoption(rest) {
+                    info_string(&e);
+                }
+            }
+            ["go", rest @ ..] => {
+                self.finish_search();
+                self.cmd_go(rest);
+            }
+            ["stop", ..] => self.finish_search(),
+            ["ponderhit", ..] => self.cmd_ponderhit(),
+            ["quit", ..] => {
+                self.finish_search();
+                return false;
+            }
+            ["debug", ..] | ["register", ..] => {}
+            ["d", ..] => {
+                for l in self.position.to_string().lines() {
+                    info_string(l);
+                }
+            }
+            ["eval", ..] => info_string(&format!(
+                "static evaluation {} cp (side to move)",
+                crate::eval::evaluate(&self.position)
+            )),
+            [cmd, ..] => {
+                let shown: String = cmd.chars().take(40).collect();
+                info_string(&format!("unknown command '{shown}'"));
+            }
+        }
+        true
+    }
+
+    fn cmd_uci(&self) {
+        send(&format!(
+            "id name {ENGINE_NAME} {}",
+            env!("CARGO_PKG_VERSION")
+        ));
+        send(&format!("id author {ENGINE_AUTHOR}"));
+        send(&format!(
+            "option name Hash type spin default 16 min 1 max {MAX_HASH_MB}"
+        ));
+        send(&format!(
+            "option name Threads type spin default 1 min 1 max {MAX_THREADS}"
+        ));
+        send(&format!(
+            "option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}"
+        ));
+        send("option name Ponder type check default false");
+        send(&format!(
+            "option name Move Overhead type spin default 30 min 0 max {MAX_OVERHEAD_MS}"
+        ));
+        send("option name UCI_Chess960 type check default false");
+        send("option name Clear Hash type button");
+        send("uciok");
+    }
+
+    fn cmd_position(&mut self, args: &[&str]) -> Result<(), String> {
+        let (fen, rest) = match args {
+            ["startpos", rest @ ..] => (START_FEN.to_string(), rest),
+            ["fen", rest @ ..] => {
+                let end = rest
+                    .iter()
+                    .position(|&t| t == "moves")
+                    .unwrap_or(rest.len());
+                (rest[..end].join(" "), &rest[end..])
+            }
+            [other, ..] => return Err(format!("expected 'startpos' or 'fen', found '{other}'")),
+            [] => return Err("expected 'startpos' or 'fen'".into()),
+        };
+        let mut pos = Position::from_fen(&fen, self.options.chess960).map_err(|e| e.to_string())?;
+        let mut history = Vec::new();
+        match rest {
+            [] => {}
+            ["moves", moves @ ..] => {
+                for (i, text) in moves.iter().enumerate() {
+                    let mv = pos.parse_uci_move(text).ok_or_else(|| {
+                        let shown: String = text.chars().take(16).collect();
+                        format!("move {} '{shown}' is not legal in {}", i + 1, pos.to_fen())
+                    })?;
+                    history.push(pos.key());
+                    pos.make_move(mv);
+                }
+            }
+            [other, ..] => return Err(format!("expected 'moves', found '{other}'")),
+        }
+        self.position = pos;
+        self.history = history;
+        Ok(())
+    }
+
+    fn cmd_setoption(&mut self, args: &[&str]) -> Result<(), String> {
+        let ["name", rest @ ..] = args else {
+            return Err("setoption: expected 'setoption name <name> [value <value>]'".into());
+        };
+        let value_at = rest.iter().position(|t| t.eq_ignore_ascii_case("value"));
+        let name = rest[..value_at.unwrap_or(rest.len())]
+            .join(" ")
+            .to_ascii_lowercase();
+        let value = value_at.map(|i| rest[i + 1..].join(" "));
+        let need_value = || {
+            value
+                .clone()
+                .filter(|v| !v.is_empty())
+                .ok_or(format!("option '{name}' needs a value"))
+        };
+        let spin = |min: u64, max: u64| -> Result<u64, String> {
+            let v = need_value()?;
+            let n: u64 = v
+                .parse()
+                .map_err(|_| format!("option '{name}': '{v}' is not a whole number"))?;
+            if !(min..=max).contains(&n) {
+                return Err(format!("option '{name}': {n} is out of range {min}..{max}"));
+            }
+            Ok(n)
+        };
+        let check = || -> Result<bool, String> {
+            let v = need_value()?;
+            match v.to_ascii_lowercase().as_str() {
+                "true" => Ok(true),
+                "false" => Ok(false),
+                _ => Err(format!("option '{name}': '{v}' is not true or false")),
+            }
+        };
+        match name.as_str() {
+            "hash" => {
+                let mb = spin(1, MAX_HASH_MB as u64)? as usize;
+                if mb != self.tt.size_mb() {
+                    // Free the old table first so both need not fit at once; restore it on failure.
+                    let old_mb = self.tt.size_mb();
+                    self.tt = Arc::new(TranspositionTable::new(1).map_err(|e| e.to_string())?);
+                    match TranspositionTable::new(mb) {
+                        Ok(t) => self.tt = Arc::new(t),
+                        Err(e) => {
+                            if let Ok(t) = TranspositionTable::new(old_mb) {
+                                self.tt = Arc::new(t);
+                            }
+                            return Err(format!("{e}; keeping {} MB", self.tt.size_mb()));
+                        }
+                    }
+                }
+                self.options.hash_mb = mb;
+            }
+            "threads" => {
+                self.options.threads = spin(1, MAX_THREADS as u64)? as usize;
+                self.thread_data.truncate(self.options.threads);
+            }
+            "multipv" => self.options.multipv = spin(1, MAX_MULTIPV as u64)? as usize,
+            "ponder" => self.options.ponder = check()?,
+            "move overhead" => self.options.move_overhead_ms = spin(0, MAX_OVERHEAD_MS)?,
+            "uci_chess960" => {
+                self.options.chess960 = check()?;
+                self.position.set_chess960(self.options.chess960);
+            }
+            "clear hash" => {
+                self.tt.clear();
+                self.thread_data.iter_mut().for_each(ThreadData::clear);
+            }
+            _ => {
+                let shown: String = name.chars().take(40).collect();
+                return Err(format!("unknown option '{shown}'"));
+            }
+        }
+        Ok(())
+    }
+
+    fn cmd_go(&mut self, args: &[&str]) {
+        let mut limits = Limits::default();
+        let mut perft_depth = None;
+        let keywords = [
+            "searchmoves",
+            "ponder",
+            "wtime",
+            "btime",
+            "winc",
+            "binc",
+            "movestogo",
+            "depth",
+            "nodes",
+            "mate",
+            "movetime",
+            "infinite",
+            "perft",
+        ];
+        let mut i = 0;
+        while i < args.len() {
+            let key = args[i];
+            let value = args.get(i + 1).copied();
+            let mut takes_value = true;
+            let result: Result<(), String> = (|| {
+                let num = |min: i64, max: i64| -> Result<i64, String> {
+                    let v = value.ok_or(format!("go {key}: missing value"))?;
+                    let n: i64 = v
+                        .parse()
+                        .map_err(|_| format!("go {key}: '{v}' is not a number"))?;
+                    Ok(n.clamp(min, max))
+                };
+                match key {
+                    "wtime" => limits.wtime = Some(num(i64::MIN / 4, i64::MAX / 4)?),
+                    "btime" => limits.btime = Some(num(i64::MIN / 4, i64::MAX / 4)?),
+                    "winc" => limits.winc = Some(num(0, i64::MAX / 4)?),
+                    "binc" => limits.binc = Some(num(0, i64::MAX / 4)?),
+                    "movestogo" => limits.movestogo = Some(num(1, 1000)? as u32),
+                    "depth" => limits.depth = Some(num(1, 127)? as i32),
+                    "nodes" => limits.nodes = Some(num(1, i64::MAX)? as u64),
+                    "mate" => limits.mate = Some(num(1, 63)? as i32),
+                    "movetime" => limits.movetime = Some(num(1, i64::MAX / 4)? as u64),
+                    "perft" => perft_depth = Some(num(0, 15)? as u32),
+                    "infinite" => {
+                        takes_value = false;
+                        limits.infinite = true;
+                    }
+                    "ponder" => {
+                        takes_value = false;
+                        limits.ponder = true;
+                    }
+                    "searchmoves" => {
+                        takes_value = false;
+                        while let Some(&m) = args.get(i + 1) {
+                            if keywords.contains(&m) {
+                                break;
+                            }
+                            if self.position.parse_uci_move(m).is_none() {
+                                let shown: String = m.chars().take(16).collect();
+                                info_string(&format!(
+                                    "searchmoves: '{shown}' is not a legal move, ignored"
+                                ));
+                            } else {
+                                limits.searchmoves.push(m.to_string());
+                            }
+                            i += 1;
+                        }
+                    }
+                    _ => {
+                        takes_value = false;
+                        let shown: String = key.chars().take(16).collect();
+                        return Err(format!("go: unknown parameter '{shown}' ignored"));
+                    }
+                }
+                Ok(())
+            })();
+            if let Err(e) = result {
+                info_string(&e);
+                // Do not swallow a following keyword as a bad value.
+                if value.is_some_and(|v| keywords.contains(&v)) {
+                    takes_value = false;
+                }
+            }
+            i += if takes_value { 2 } else { 1 };
+        }
+
+        if let Some(depth) = perft_depth {
+            self.perft(depth);
+            return;
+        }
+        let no_limit = limits.depth.is_none()
+            && limits.nodes.is_none()
+            && limits.mate.is_none()
+            && limits.movetime.is_none()
+            && limits.wtime.is_none()
+            && limits.btime.is_none();
+        if no_limit {
+            limits.infinite = true;
+        }
+        let wait_for_stop = limits.infinite || limits.ponder;
+        let start = Instant::now();
+        let request = SearchRequest {
+            position: self.position,
+            history: self.history.clone(),
+            limits,
+            threads: self.options.threads,
+            multipv: self.options.multipv,
+            move_overhead_ms: self.options.move_overhead_ms,
+            start,
+        };
+        let data = std::mem::take(&mut self.thread_data);
+        match SearchHandle::start(request, Arc::clone(&self.tt), data, self.events_tx.clone()) {
+            Ok(handle) => {
+                self.search = Some(ActiveSearch {
+                    handle,
+                    wait_for_stop,
+                    held: None,
+                    start,
+                    chess960: self.position.is_chess960(),
+                    root: self.position,
+                });
+            }
+            Err(e) => {
+                info_string(&e);
+                let fallback = legal_moves(&self.position).first().copied();
+                send_bestmove(fallback, None, self.position.is_chess960());
+            }
+        }
+    }
+
+    fn perft(&self, depth: u32) {
+        let start = Instant::now();
+        let results = divide(&self.position, depth, self.options.threads);
+        let chess960 = self.position.is_chess960();
+        let mut total = 0u64;
+        for (mv, n) in &results {
+            send(&format!("{}: {n}", mv.to_uci(chess960)));
+            total += n;
+        }
+        if depth == 0 {
+            total = 1;
+        }
+        send("");
+        send(&format!("Nodes searched: {total}"));
+        let ms = start.elapsed().as_millis();
+        info_string(&format!("perft {depth}: {total} nodes in {ms} ms"));
+    }
+
+    fn cmd_ponderhit(&mut self) {
+        let Some(search) = self.search.as_mut() else {
+            return;
+        };
+        let shared = &search.handle.shared;
+        if shared.pondering.load(Ordering::Relaxed) {
+            // The clock starts now: move the start of the time budget here.
+            let since_go = search.start.elapsed().as_nanos() as u64;
+            shared.clock_start_ns.store(since_go, Ordering::Relaxed);
+            shared.pondering.store(false, Ordering::Relaxed);
+        }
+        search.wait_for_stop = false;
+        if let Some((best, ponder)) = search.held.take() {
+            self.complete_search(best, ponder);
+        }
+    }
+
+    fn handle_event(&mut self, event: SearchEvent) {
+        let Some(search) = self.search.as_mut() else {
+            return;
+        };
+        match event {
+            SearchEvent::Info(info) => send(&format_info(&info, &search.root, search.start)),
+            SearchEvent::CurrentMove { depth, mv, number } => send(&format!(
+                "info depth {depth} currmove {} currmovenumber {number}",
+                mv.to_uci(search.chess960)
+            )),
+            SearchEvent::Done { best, ponder, .. } => {
+                if search.wait_for_stop {
+                    search.held = Some((best, ponder));
+                } else {
+                    self.complete_search(best, ponder);
+                }
+            }
+        }
+    }
+
+    /// Sends `bestmove` and takes back the thread data.
+    fn complete_search(&mut self, best: Option<Move>, ponder: Option<Move>) {
+        if let Some(search) = self.search.take() {
+            let chess960 = search.chess960;
+            self.thread_data = search.handle.join();
+            send_bestmove(best, ponder, chess960);
+        }
+    }
+
+    /// Stops a running search (if any) and waits for its `bestmove`.
+    pub fn finish_search(&mut self) {
+        let Some(search) = self.search.as_mut() else {
+            return;
+        };
+        search.handle.stop();
+        search.wait_for_stop = false;
+        if let Some((best, ponder)) = search.held.take() {
+            self.complete_search(best, ponder);
+            return;
+        }
+        while self.search.is_some() {
+            match self.events_rx.recv() {
+                Ok(event) => self.handle_event(event),
+                Err(_) => break,
+            }
+        }
+    }
+}
+
+fn send_bestmove(best: Option<Move>, ponder: Option<Move>, chess960: bool) {
+    match (best, ponder) {
+        (Some(b), Some(p)) => send(&format!(
+            "bestmove {} ponder {}",
+            b.to_uci(chess960),
+            p.to_uci(chess960)
+        )),
+        (Some(b), None) => send(&format!("bestmove {}", b.to_uci(chess960))),
+        (None, _) => send("bestmove (none)"),
+    }
+}
+
+/// Formats an `info` line; the PV is cut at the first move that is not legal
+/// (it never is, but a GUI must never see one).
+fn format_info(info: &SearchInfo, root: &Position, start: Instant) -> String {
+    let elapsed = start.elapsed().max(info.time);
+    let ms = elapsed.as_millis() as u64;
+    let nps = (info.nodes as f64 / elapsed.as_secs_f64().max(1e-3)) as u64;
+    let score = match mate_in(info.score) {
+        Some(m) => format!("mate {m}"),
+        None => format!("cp {}", info.score),
+    };
+    let bound = match info.bound {
+        Some(Bound::Lower) => " lowerbound",
+        Some(Bound::Upper) => " upperbound",
+        _ => "",
+    };
+    let mut pv = String::new();
+    let mut pos = *root;
+    for &mv in &info.pv {
+        if !legal_moves(&pos).contains(&mv) {
+            break;
+        }
+        pv.push(' ');
+        pv.push_str(&mv.to_uci(root.is_chess960()));
+        pos.make_move(mv);
+    }
+    format!(
+        "info depth {} seldepth {} multipv {} score {score}{bound} nodes {} nps {nps} hashfull {} time {ms} pv{pv}",
+        info.depth, info.seldepth, info.multipv, info.nodes, info.hashfull
+    )
+}
