@@ -8,7 +8,7 @@ use crate::search::{search_fixed_depth, ThreadData};
 use crate::tt::TranspositionTable;
 use std::time::Instant;
 
-pub const DEFAULT_DEPTH: i32 = 11;
+pub const DEFAULT_DEPTH: i32 = 14;
 
 /// Openings, middlegames and endgames, quiet and tactical, with and without castling rights.
 pub const BENCH_FENS: [&str; 40] = [

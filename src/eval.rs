@@ -1,18 +1,1386 @@
-//! Temporary material-only evaluation (replaced by the tapered evaluation).
-use crate::position::Position;
-use crate::types::PieceKind;
+//! Hand-written tapered evaluation.
+//!
+//! Every term has a middle-game and an end-game value, held together in an
+//! [`S`] pair; the two halves are blended by the game phase (non-pawn
+//! material: N = B = 1, R = 2, Q = 4, at most 24). The end-game half is first
+//! multiplied by a scale factor that recognises drawish endings
+//! (opposite-coloured bishops, pawnless small material edges).
+//!
+//! All weights live in the `const`s of the "Weights" section at the top of
+//! this file, one named item per term, written as plain integer literals, so
+//! a Texel tuner can later parse and rewrite them mechanically. The tables
+//! are written from White's point of view in board layout (the first row is
+//! the eighth rank) and mirrored for Black.
+//!
+//! [`evaluate`] allocates nothing and computes every attack map once per
+//! call; [`evaluate_verbose`] prints the same terms one by one.
 
+use crate::attacks::{bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks};
+use crate::bitboard::Bitboard;
+use crate::position::Position;
+use crate::types::{Color, PieceKind, Square};
+use std::fmt::Write as _;
+use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
+
+/// A (middle-game, end-game) pair of centipawn values.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct S(pub i32, pub i32);
+
+impl S {
+    pub const ZERO: S = S(0, 0);
+
+    #[inline(always)]
+    pub const fn mg(self) -> i32 {
+        self.0
+    }
+
+    #[inline(always)]
+    pub const fn eg(self) -> i32 {
+        self.1
+    }
+}
+
+impl Add for S {
+    type Output = S;
+    #[inline(always)]
+    fn add(self, o: S) -> S {
+        S(self.0 + o.0, self.1 + o.1)
+    }
+}
+
+impl Sub for S {
+    type Output = S;
+    #[inline(always)]
+    fn sub(self, o: S) -> S {
+        S(self.0 - o.0, self.1 - o.1)
+    }
+}
+
+impl AddAssign for S {
+    #[inline(always)]
+    fn add_assign(&mut self, o: S) {
+        self.0 += o.0;
+        self.1 += o.1;
+    }
+}
+
+impl SubAssign for S {
+    #[inline(always)]
+    fn sub_assign(&mut self, o: S) {
+        self.0 -= o.0;
+        self.1 -= o.1;
+    }
+}
+
+impl Neg for S {
+    type Output = S;
+    #[inline(always)]
+    fn neg(self) -> S {
+        S(-self.0, -self.1)
+    }
+}
+
+impl Mul<i32> for S {
+    type Output = S;
+    #[inline(always)]
+    fn mul(self, k: i32) -> S {
+        S(self.0 * k, self.1 * k)
+    }
+}
+
+// ===========================================================================
+// Weights (tunable). Keep every value a plain integer literal.
+// ===========================================================================
+
+// ----- material -----
+pub const PAWN_VALUE: S = S(100, 125);
+pub const KNIGHT_VALUE: S = S(330, 310);
+pub const BISHOP_VALUE: S = S(345, 330);
+pub const ROOK_VALUE: S = S(480, 545);
+pub const QUEEN_VALUE: S = S(980, 1010);
+
+// ----- piece-square tables (White's view, a8 first, h1 last) -----
+#[rustfmt::skip]
+pub const PAWN_PST_MG: [i32; 64] = [
+      0,   0,   0,   0,   0,   0,   0,   0,
+     40,  45,  35,  45,  45,  35,  45,  40,
+     10,  15,  20,  28,  28,  20,  15,  10,
+      0,   5,  10,  22,  22,  10,   5,   0,
+     -5,   0,   8,  18,  18,   6,   0,  -5,
+     -4,   2,   2,   6,   6,   0,   4,  -4,
+     -6,   0,  -4, -12, -12,   6,   8,  -6,
+      0,   0,   0,   0,   0,   0,   0,   0,
+];
+#[rustfmt::skip]
+pub const PAWN_PST_EG: [i32; 64] = [
+      0,   0,   0,   0,   0,   0,   0,   0,
+     45,  45,  40,  35,  35,  40,  45,  45,
+     25,  25,  20,  15,  15,  20,  25,  25,
+     12,  10,   6,   2,   2,   6,  10,  12,
+      4,   2,   0,  -4,  -4,   0,   2,   4,
+      0,   0,  -2,   0,   0,  -2,   0,   0,
+      2,   2,   4,   4,   4,   4,   2,   2,
+      0,   0,   0,   0,   0,   0,   0,   0,
+];
+#[rustfmt::skip]
+pub const KNIGHT_PST_MG: [i32; 64] = [
+    -90, -40, -30, -25, -25, -30, -40, -90,
+    -35, -18,   0,   5,   5,   0, -18, -35,
+    -20,   5,  15,  22,  22,  15,   5, -20,
+    -15,   8,  20,  28,  28,  20,   8, -15,
+    -18,   2,  15,  20,  20,  15,   2, -18,
+    -25,  -2,  10,  12,  12,  10,  -2, -25,
+    -35, -20,  -5,   0,   0,  -5, -20, -35,
+    -70, -28, -30, -22, -22, -30, -28, -70,
+];
+#[rustfmt::skip]
+pub const KNIGHT_PST_EG: [i32; 64] = [
+    -60, -40, -28, -22, -22, -28, -40, -60,
+    -35, -18,  -8,   0,   0,  -8, -18, -35,
+    -25,  -5,   8,  12,  12,   8,  -5, -25,
+    -20,   0,  14,  20,  20,  14,   0, -20,
+    -20,   0,  12,  18,  18,  12,   0, -20,
+    -25,  -8,   4,  10,  10,   4,  -8, -25,
+    -38, -20, -10,  -4,  -4, -10, -20, -38,
+    -55, -40, -28, -22, -22, -28, -40, -55,
+];
+#[rustfmt::skip]
+pub const BISHOP_PST_MG: [i32; 64] = [
+    -25, -10, -15, -18, -18, -15, -10, -25,
+    -15,  -4,   0,  -5,  -5,   0,  -4, -15,
+     -8,   6,  10,   8,   8,  10,   6,  -8,
+     -6,   6,   8,  16,  16,   8,   6,  -6,
+     -4,   4,   8,  16,  16,   8,   4,  -4,
+     -2,  10,  10,   8,   8,  10,  10,  -2,
+     -6,  12,   6,   4,   4,   6,  12,  -6,
+    -18,  -4, -10,  -8,  -8, -10,  -4, -18,
+];
+#[rustfmt::skip]
+pub const BISHOP_PST_EG: [i32; 64] = [
+    -18, -12,  -8,  -6,  -6,  -8, -12, -18,
+    -10,  -2,   0,   2,   2,   0,  -2, -10,
+     -6,   2,   6,   6,   6,   6,   2,  -6,
+     -4,   4,   8,  10,  10,   8,   4,  -4,
+     -4,   4,   8,  10,  10,   8,   4,  -4,
+     -6,   2,   6,   6,   6,   6,   2,  -6,
+    -10,  -4,   0,   2,   2,   0,  -4, -10,
+    -18, -10,  -8,  -6,  -6,  -8, -10, -18,
+];
+#[rustfmt::skip]
+pub const ROOK_PST_MG: [i32; 64] = [
+     10,  12,  14,  16,  16,  14,  12,  10,
+     18,  22,  26,  28,  28,  26,  22,  18,
+     -2,   4,   6,   8,   8,   6,   4,  -2,
+     -8,  -4,   0,   2,   2,   0,  -4,  -8,
+    -12,  -8,  -4,   0,   0,  -4,  -8, -12,
+    -14, -10,  -4,  -2,  -2,  -4, -10, -14,
+    -18, -10,  -6,  -2,  -2,  -6, -10, -18,
+    -10,  -6,   0,   6,   6,   2,  -6, -10,
+];
+#[rustfmt::skip]
+pub const ROOK_PST_EG: [i32; 64] = [
+     10,  10,  10,  10,  10,  10,  10,  10,
+     12,  14,  14,  14,  14,  14,  14,  12,
+      6,   6,   6,   6,   6,   6,   6,   6,
+      2,   2,   2,   2,   2,   2,   2,   2,
+      0,   0,   0,   0,   0,   0,   0,   0,
+     -2,  -2,  -2,  -2,  -2,  -2,  -2,  -2,
+     -6,  -4,  -4,  -4,  -4,  -4,  -4,  -6,
+     -6,  -4,  -2,   0,   0,  -2,  -4,  -6,
+];
+#[rustfmt::skip]
+pub const QUEEN_PST_MG: [i32; 64] = [
+    -20, -10,  -8,  -4,  -4,  -8, -10, -20,
+    -12, -16,  -4,   0,   0,  -4, -16, -12,
+     -8,  -4,   2,   4,   4,   2,  -4,  -8,
+     -6,  -4,   2,   4,   4,   2,  -4,  -6,
+     -4,   0,   2,   4,   4,   2,   0,  -4,
+     -6,   2,   4,   2,   2,   4,   2,  -6,
+    -10,   0,   4,   6,   6,   4,   0, -10,
+    -16, -12,  -6,   2,   2,  -6, -12, -16,
+];
+#[rustfmt::skip]
+pub const QUEEN_PST_EG: [i32; 64] = [
+    -20, -10,  -6,  -2,  -2,  -6, -10, -20,
+    -10,   0,   6,  10,  10,   6,   0, -10,
+     -6,   6,  12,  16,  16,  12,   6,  -6,
+     -4,   8,  16,  22,  22,  16,   8,  -4,
+     -4,   8,  16,  22,  22,  16,   8,  -4,
+     -6,   4,  10,  14,  14,  10,   4,  -6,
+    -12,  -4,   0,   4,   4,   0,  -4, -12,
+    -22, -14, -10,  -6,  -6, -10, -14, -22,
+];
+#[rustfmt::skip]
+pub const KING_PST_MG: [i32; 64] = [
+    -60, -60, -65, -70, -70, -65, -60, -60,
+    -55, -55, -60, -65, -65, -60, -55, -55,
+    -50, -50, -55, -60, -60, -55, -50, -50,
+    -45, -45, -50, -55, -55, -50, -45, -45,
+    -35, -40, -45, -50, -50, -45, -40, -35,
+    -20, -25, -30, -40, -40, -30, -25, -20,
+     10,  12,  -8, -25, -25, -12,  14,  10,
+     20,  35,  12, -15,   0, -10,  38,  22,
+];
+#[rustfmt::skip]
+pub const KING_PST_EG: [i32; 64] = [
+    -70, -40, -30, -25, -25, -30, -40, -70,
+    -35, -10,   0,   5,   5,   0, -10, -35,
+    -25,   5,  18,  25,  25,  18,   5, -25,
+    -22,   5,  22,  30,  30,  22,   5, -22,
+    -25,   0,  18,  25,  25,  18,   0, -25,
+    -30,  -8,   8,  14,  14,   8,  -8, -30,
+    -40, -18,  -6,   0,   0,  -6, -18, -40,
+    -65, -45, -32, -28, -28, -32, -45, -65,
+];
+
+// ----- mobility: index = attacked squares not holding own pieces and not
+// attacked by enemy pawns -----
+pub const KNIGHT_MOBILITY: [S; 9] = [
+    S(-40, -50),
+    S(-22, -28),
+    S(-8, -12),
+    S(0, -2),
+    S(8, 6),
+    S(14, 12),
+    S(20, 16),
+    S(25, 18),
+    S(30, 20),
+];
+pub const BISHOP_MOBILITY: [S; 14] = [
+    S(-35, -45),
+    S(-18, -26),
+    S(-6, -12),
+    S(2, -2),
+    S(9, 6),
+    S(15, 12),
+    S(20, 17),
+    S(24, 21),
+    S(27, 25),
+    S(30, 28),
+    S(32, 30),
+    S(34, 32),
+    S(36, 34),
+    S(38, 35),
+];
+pub const ROOK_MOBILITY: [S; 15] = [
+    S(-30, -55),
+    S(-16, -30),
+    S(-8, -14),
+    S(-4, -2),
+    S(0, 8),
+    S(3, 16),
+    S(6, 24),
+    S(10, 30),
+    S(13, 36),
+    S(16, 41),
+    S(18, 45),
+    S(20, 48),
+    S(22, 51),
+    S(24, 53),
+    S(25, 55),
+];
+pub const QUEEN_MOBILITY: [S; 28] = [
+    S(-20, -40),
+    S(-14, -30),
+    S(-9, -22),
+    S(-5, -15),
+    S(-2, -9),
+    S(0, -4),
+    S(2, 0),
+    S(4, 4),
+    S(6, 8),
+    S(8, 12),
+    S(10, 15),
+    S(12, 18),
+    S(13, 21),
+    S(14, 24),
+    S(15, 26),
+    S(16, 28),
+    S(17, 30),
+    S(18, 32),
+    S(19, 34),
+    S(20, 35),
+    S(21, 36),
+    S(22, 37),
+    S(22, 38),
+    S(23, 39),
+    S(23, 40),
+    S(24, 40),
+    S(24, 41),
+    S(25, 41),
+];
+
+// ----- pawn structure -----
+pub const ISOLATED_PAWN: S = S(-10, -14);
+pub const DOUBLED_PAWN: S = S(-10, -22);
+pub const BACKWARD_PAWN: S = S(-8, -10);
+/// Per defending pawn.
+pub const SUPPORTED_PAWN: S = S(5, 4);
+/// By relative rank, for a pawn that is supported or has a phalanx neighbour.
+pub const CONNECTED_PAWN: [S; 8] = [
+    S(0, 0),
+    S(3, 1),
+    S(5, 3),
+    S(9, 7),
+    S(16, 14),
+    S(28, 26),
+    S(48, 44),
+    S(0, 0),
+];
+/// Passed pawn by relative rank.
+pub const PASSED_PAWN: [S; 8] = [
+    S(0, 0),
+    S(2, 8),
+    S(4, 12),
+    S(8, 22),
+    S(24, 42),
+    S(45, 80),
+    S(80, 130),
+    S(0, 0),
+];
+/// Extra for a passed pawn whose squares up to promotion are empty.
+pub const PASSED_FREE_PATH: [S; 8] = [
+    S(0, 0),
+    S(0, 2),
+    S(0, 4),
+    S(2, 8),
+    S(4, 16),
+    S(8, 28),
+    S(14, 45),
+    S(0, 0),
+];
+/// Extra again when no enemy piece or pawn attacks that empty path.
+pub const PASSED_SAFE_PATH: [S; 8] = [
+    S(0, 0),
+    S(0, 2),
+    S(0, 4),
+    S(2, 8),
+    S(4, 14),
+    S(8, 24),
+    S(12, 40),
+    S(0, 0),
+];
+/// End-game bonus per square of enemy-king distance to the square in front of
+/// a passed pawn, times (relative rank - 2).
+pub const PASSED_KING_THEIRS: i32 = 4;
+/// End-game penalty per square of own-king distance to that square, times
+/// (relative rank - 2).
+pub const PASSED_KING_OURS: i32 = 2;
+
+// ----- pieces -----
+pub const BISHOP_PAIR: S = S(30, 50);
+pub const ROOK_OPEN_FILE: S = S(28, 10);
+pub const ROOK_SEMI_OPEN_FILE: S = S(12, 8);
+/// Rook on the seventh rank with the enemy king on the eighth or enemy pawns on the seventh.
+pub const ROOK_ON_SEVENTH: S = S(10, 25);
+/// Minor on relative ranks 4-6, defended by a pawn, not attackable by enemy pawns.
+pub const KNIGHT_OUTPOST: S = S(22, 12);
+pub const BISHOP_OUTPOST: S = S(12, 6);
+
+// ----- threats (bonus for the attacking side) -----
+/// Enemy piece attacked by one of our pawns, by its kind.
+pub const THREAT_BY_PAWN: [S; 6] = [S(0, 0), S(45, 30), S(45, 30), S(60, 30), S(55, 30), S(0, 0)];
+pub const THREAT_MINOR_ON_ROOK: S = S(35, 25);
+pub const THREAT_MINOR_ON_QUEEN: S = S(35, 25);
+pub const THREAT_ROOK_ON_QUEEN: S = S(35, 15);
+/// Enemy piece (not pawn, not king) attacked by us and not defended at all.
+pub const HANGING_PIECE: S = S(25, 15);
+
+// ----- king safety -----
+/// Attack units per attacked king-zone square, by attacker kind.
+pub const KING_ATTACK_UNITS: [i32; 6] = [0, 2, 2, 3, 5, 0];
+/// Attack units when the attacker kind has a safe checking square.
+pub const SAFE_CHECK_UNITS: [i32; 6] = [0, 6, 4, 7, 6, 0];
+/// Middle-game penalty = min(units^2 * KING_DANGER_QUADRATIC / 16, KING_DANGER_MAX)
+/// once at least two pieces take part.
+pub const KING_DANGER_QUADRATIC: i32 = 4;
+pub const KING_DANGER_MAX: i32 = 500;
+/// End-game penalty per attack unit.
+pub const KING_DANGER_EG: i32 = 2;
+/// Attack units are divided by this when the attacker has no queen.
+pub const KING_DANGER_NO_QUEEN_DIV: i32 = 2;
+/// Pawn shield, per file around the king: own pawn one or two ranks ahead,
+/// farther ahead, or missing altogether.
+pub const SHIELD_PAWN_NEAR: S = S(12, 0);
+pub const SHIELD_PAWN_FAR: S = S(5, 0);
+pub const SHIELD_PAWN_DISTANT: S = S(-6, 0);
+pub const SHIELD_PAWN_MISSING: S = S(-14, 0);
+/// Files on or next to the king without own pawns (semi-open) or without any pawn (open).
+pub const KING_SEMI_OPEN_FILE: S = S(-10, 0);
+pub const KING_OPEN_FILE: S = S(-22, 0);
+
+// ----- misc -----
+pub const TEMPO: S = S(18, 8);
+/// End-game bonus driving a bare king to the edge and the kings together.
+pub const MOPUP_EDGE: i32 = 10;
+pub const MOPUP_CLOSE: i32 = 4;
+/// Extra for KBN v K: driving the king to a corner of the bishop's colour.
+pub const MOPUP_BN_CORNER: i32 = 12;
+
+// ----- end-game scaling (out of SCALE_NORMAL) -----
+pub const SCALE_NORMAL: i32 = 128;
+/// Only bishops (one each, opposite colours) and pawns.
+pub const SCALE_OCB: i32 = 48;
+/// Opposite-coloured bishops plus other pieces.
+pub const SCALE_OCB_PIECES: i32 = 104;
+/// Stronger side has no pawns and a non-pawn edge below NO_PAWN_EDGE.
+pub const SCALE_NO_PAWNS_SMALL_EDGE: i32 = 16;
+/// ... and besides that only one minor piece: cannot win.
+pub const SCALE_NO_PAWNS_MINOR: i32 = 0;
+/// Non-pawn material edge (middle-game values) below which a pawnless side cannot force a win.
+pub const NO_PAWN_EDGE: i32 = 400;
+
+// ----- phase -----
+pub const PHASE_WEIGHT: [i32; 6] = [0, 1, 1, 2, 4, 0];
+pub const PHASE_MAX: i32 = 24;
+
+// ===========================================================================
+// Derived tables (built at compile time)
+// ===========================================================================
+
+const MATERIAL: [S; 6] = [
+    PAWN_VALUE,
+    KNIGHT_VALUE,
+    BISHOP_VALUE,
+    ROOK_VALUE,
+    QUEEN_VALUE,
+    S(0, 0),
+];
+
+/// Material plus piece-square value, indexed `[kind][square as seen by its owner]` (a1 = 0).
+const PSQ: [[S; 64]; 6] = build_psq();
+
+const fn build_psq() -> [[S; 64]; 6] {
+    let mg: [&[i32; 64]; 6] = [
+        &PAWN_PST_MG,
+        &KNIGHT_PST_MG,
+        &BISHOP_PST_MG,
+        &ROOK_PST_MG,
+        &QUEEN_PST_MG,
+        &KING_PST_MG,
+    ];
+    let eg: [&[i32; 64]; 6] = [
+        &PAWN_PST_EG,
+        &KNIGHT_PST_EG,
+        &BISHOP_PST_EG,
+        &ROOK_PST_EG,
+        &QUEEN_PST_EG,
+        &KING_PST_EG,
+    ];
+    let mut t = [[S(0, 0); 64]; 6];
+    let mut k = 0;
+    while k < 6 {
+        let mut sq = 0;
+        while sq < 64 {
+            // Tables are written with a8 first: flip the rank.
+            t[k][sq] = S(
+                MATERIAL[k].0 + mg[k][sq ^ 56],
+                MATERIAL[k].1 + eg[k][sq ^ 56],
+            );
+            sq += 1;
+        }
+        k += 1;
+    }
+    t
+}
+
+/// `[color][rank]`: every square on ranks strictly ahead of `rank` for `color`.
+const FORWARD_RANKS: [[u64; 8]; 2] = build_forward_ranks();
+
+const fn build_forward_ranks() -> [[u64; 8]; 2] {
+    let mut t = [[0u64; 8]; 2];
+    let mut r = 0;
+    while r < 8 {
+        t[0][r] = if r == 7 { 0 } else { !0u64 << (8 * (r + 1)) };
+        t[1][r] = if r == 0 { 0 } else { !0u64 >> (8 * (8 - r)) };
+        r += 1;
+    }
+    t
+}
+
+/// The files next to `file` (not the file itself).
+const ADJACENT_FILES: [u64; 8] = build_adjacent_files();
+
+const fn build_adjacent_files() -> [u64; 8] {
+    let mut t = [0u64; 8];
+    let mut f = 0;
+    while f < 8 {
+        let mut m = 0u64;
+        if f > 0 {
+            m |= Bitboard::FILE_A.0 << (f - 1);
+        }
+        if f < 7 {
+            m |= Bitboard::FILE_A.0 << (f + 1);
+        }
+        t[f] = m;
+        f += 1;
+    }
+    t
+}
+
+// ===========================================================================
+// Helpers
+// ===========================================================================
+
+#[inline(always)]
+fn forward_ranks(color: Color, sq: Square) -> Bitboard {
+    Bitboard(FORWARD_RANKS[color.index()][sq.rank() as usize])
+}
+
+#[inline(always)]
+fn adjacent_files(file: u8) -> Bitboard {
+    Bitboard(ADJACENT_FILES[file as usize])
+}
+
+#[inline(always)]
+fn pawn_attack_span(color: Color, pawns: Bitboard) -> Bitboard {
+    let west = pawns.0 & !Bitboard::FILE_A.0;
+    let east = pawns.0 & !Bitboard::FILE_H.0;
+    match color {
+        Color::White => Bitboard((west << 7) | (east << 9)),
+        Color::Black => Bitboard((west >> 9) | (east >> 7)),
+    }
+}
+
+#[inline(always)]
+fn push(color: Color, b: Bitboard) -> Bitboard {
+    match color {
+        Color::White => b.north(),
+        Color::Black => b.south(),
+    }
+}
+
+#[inline(always)]
+fn distance(a: Square, b: Square) -> i32 {
+    let df = (a.file() as i32 - b.file() as i32).abs();
+    let dr = (a.rank() as i32 - b.rank() as i32).abs();
+    df.max(dr)
+}
+
+#[inline(always)]
+fn manhattan(a: Square, b: Square) -> i32 {
+    (a.file() as i32 - b.file() as i32).abs() + (a.rank() as i32 - b.rank() as i32).abs()
+}
+
+/// Manhattan distance from the four centre squares (0..=6).
+#[inline(always)]
+fn center_distance(sq: Square) -> i32 {
+    let f = sq.file() as i32;
+    let r = sq.rank() as i32;
+    (3 - f).max(f - 4) + (3 - r).max(r - 4)
+}
+
+/// The square of `b` nearest to `color`'s eighth rank (b non-empty).
+#[inline(always)]
+fn frontmost(color: Color, b: Bitboard) -> Square {
+    match color {
+        Color::White => Square::new(63 - b.0.leading_zeros() as u8),
+        Color::Black => b.lsb(),
+    }
+}
+
+/// The square of `b` nearest to `color`'s first rank (b non-empty).
+#[inline(always)]
+fn rearmost(color: Color, b: Bitboard) -> Square {
+    frontmost(!color, b)
+}
+
+#[inline(always)]
+fn count(b: Bitboard) -> i32 {
+    b.count() as i32
+}
+
+// ===========================================================================
+// Evaluation
+// ===========================================================================
+
+/// The per-side value of each term, from that side's own point of view.
+#[derive(Clone, Copy, Debug, Default)]
+struct Terms {
+    material_psq: [S; 2],
+    mobility: [S; 2],
+    pawns: [S; 2],
+    passed: [S; 2],
+    pieces: [S; 2],
+    threats: [S; 2],
+    king_safety: [S; 2],
+    mopup: [S; 2],
+    tempo: [S; 2],
+}
+
+impl Terms {
+    #[inline(always)]
+    fn total(&self) -> S {
+        let all = [
+            self.material_psq,
+            self.mobility,
+            self.pawns,
+            self.passed,
+            self.pieces,
+            self.threats,
+            self.king_safety,
+            self.mopup,
+            self.tempo,
+        ];
+        let mut s = S::ZERO;
+        for t in all {
+            s += t[0] - t[1];
+        }
+        s
+    }
+}
+
+/// The result of one evaluation, White's point of view unless stated.
+#[derive(Clone, Copy, Debug, Default)]
+struct Breakdown {
+    terms: Terms,
+    /// Sum of all terms, White minus Black.
+    total: S,
+    phase: i32,
+    scale: i32,
+    /// Blended score, White's point of view.
+    white: i32,
+}
+
+struct Ctx {
+    occ: Bitboard,
+    pawns: [Bitboard; 2],
+    pawn_att: [Bitboard; 2],
+    king: [Square; 2],
+    king_zone: [Bitboard; 2],
+    /// Squares attacked by `[color][kind]`.
+    att: [[Bitboard; 6]; 2],
+    /// Squares attacked by any piece of a colour.
+    all_att: [Bitboard; 2],
+    /// Attack units and attacker counts against each colour's king.
+    ks_units: [i32; 2],
+    ks_attackers: [i32; 2],
+}
+
+/// Static evaluation in centipawns from the side to move's point of view.
+/// Exactly 0 for dead positions.
 pub fn evaluate(pos: &Position) -> i32 {
     if pos.is_dead_position() {
         return 0;
     }
-    const VALUES: [i32; 5] = [100, 320, 330, 500, 950];
-    let us = pos.side_to_move();
-    let mut score = 0;
-    for (i, v) in VALUES.iter().enumerate() {
-        let kind = PieceKind::from_index(i);
-        score +=
-            v * (pos.pieces_of(us, kind).count() as i32 - pos.pieces_of(!us, kind).count() as i32);
+    let b = breakdown(pos);
+    match pos.side_to_move() {
+        Color::White => b.white,
+        Color::Black => -b.white,
     }
-    score + 10
+}
+
+/// Game phase: 24 with all pieces on the board, 0 with only kings and pawns.
+#[inline]
+pub fn phase(pos: &Position) -> i32 {
+    let mut p = 0;
+    for kind in [
+        PieceKind::Knight,
+        PieceKind::Bishop,
+        PieceKind::Rook,
+        PieceKind::Queen,
+    ] {
+        p += PHASE_WEIGHT[kind.index()] * count(pos.pieces(kind));
+    }
+    p.min(PHASE_MAX)
+}
+
+#[inline(always)]
+fn breakdown(pos: &Position) -> Breakdown {
+    let occ = pos.occupied();
+    let pawns = [
+        pos.pieces_of(Color::White, PieceKind::Pawn),
+        pos.pieces_of(Color::Black, PieceKind::Pawn),
+    ];
+    let pawn_att = [
+        pawn_attack_span(Color::White, pawns[0]),
+        pawn_attack_span(Color::Black, pawns[1]),
+    ];
+    let king = [pos.king_square(Color::White), pos.king_square(Color::Black)];
+    let mut king_zone = [Bitboard::EMPTY; 2];
+    for c in Color::ALL {
+        let ring = king_attacks(king[c.index()]) | Bitboard::from_square(king[c.index()]);
+        king_zone[c.index()] = ring | push(c, ring);
+    }
+    let mut ctx = Ctx {
+        occ,
+        pawns,
+        pawn_att,
+        king,
+        king_zone,
+        att: [[Bitboard::EMPTY; 6]; 2],
+        all_att: [Bitboard::EMPTY; 2],
+        ks_units: [0; 2],
+        ks_attackers: [0; 2],
+    };
+    let mut t = Terms::default();
+
+    for c in Color::ALL {
+        pieces(pos, &mut ctx, &mut t, c);
+    }
+    for c in Color::ALL {
+        let i = c.index();
+        ctx.att[i][PieceKind::Pawn.index()] = ctx.pawn_att[i];
+        ctx.att[i][PieceKind::King.index()] = king_attacks(ctx.king[i]);
+        let mut all = Bitboard::EMPTY;
+        for a in ctx.att[i] {
+            all |= a;
+        }
+        ctx.all_att[i] = all;
+    }
+    for c in Color::ALL {
+        pawn_structure(&ctx, &mut t, c);
+        king_safety(pos, &ctx, &mut t, c);
+        threats(pos, &ctx, &mut t, c);
+    }
+    mopup(pos, &ctx, &mut t);
+    t.tempo[pos.side_to_move().index()] = TEMPO;
+
+    let total = t.total();
+    let phase = phase(pos);
+    let scale = scale_factor(pos, total.eg());
+    let eg = total.eg() * scale / SCALE_NORMAL;
+    let white = (total.mg() * phase + eg * (PHASE_MAX - phase)) / PHASE_MAX;
+    Breakdown {
+        terms: t,
+        total,
+        phase,
+        scale,
+        white,
+    }
+}
+
+/// Material, piece-square, mobility, king attacks and the piece terms.
+#[inline(always)]
+fn pieces(pos: &Position, ctx: &mut Ctx, t: &mut Terms, us: Color) {
+    let them = !us;
+    let u = us.index();
+    let th = them.index();
+    let own = pos.colored(us);
+    let occ = ctx.occ;
+    let mob_area = !own & !ctx.pawn_att[th];
+    let zone = ctx.king_zone[th];
+    let our_pawns = ctx.pawns[u];
+    let their_pawns = ctx.pawns[th];
+    let queens = pos.pieces_of(us, PieceKind::Queen);
+    let rooks = pos.pieces_of(us, PieceKind::Rook);
+
+    let mut psq = S::ZERO;
+    let mut mob = S::ZERO;
+    let mut extra = S::ZERO;
+    let mut units = 0;
+    let mut attackers = 0;
+
+    // Pawns and king: only material/PSQ here, the rest comes later.
+    for sq in our_pawns {
+        psq += PSQ[PieceKind::Pawn.index()][sq.relative(us).index()];
+    }
+    psq += PSQ[PieceKind::King.index()][ctx.king[u].relative(us).index()];
+
+    let outpost_ok = |sq: Square| -> bool {
+        let rr = sq.relative_rank(us);
+        (3..=5).contains(&rr)
+            && ctx.pawn_att[u].contains(sq)
+            && (their_pawns & adjacent_files(sq.file()) & forward_ranks(us, sq)).is_empty()
+    };
+
+    let mut att_n = Bitboard::EMPTY;
+    for sq in pos.pieces_of(us, PieceKind::Knight) {
+        psq += PSQ[PieceKind::Knight.index()][sq.relative(us).index()];
+        let a = knight_attacks(sq);
+        att_n |= a;
+        mob += KNIGHT_MOBILITY[(a & mob_area).count() as usize];
+        let z = a & zone;
+        if z.nonempty() {
+            units += KING_ATTACK_UNITS[PieceKind::Knight.index()] * count(z);
+            attackers += 1;
+        }
+        if outpost_ok(sq) {
+            extra += KNIGHT_OUTPOST;
+        }
+    }
+
+    let bishops = pos.pieces_of(us, PieceKind::Bishop);
+    let mut att_b = Bitboard::EMPTY;
+    for sq in bishops {
+        psq += PSQ[PieceKind::Bishop.index()][sq.relative(us).index()];
+        let a = bishop_attacks(sq, occ ^ queens);
+        att_b |= a;
+        mob += BISHOP_MOBILITY[(a & mob_area).count() as usize];
+        let z = a & zone;
+        if z.nonempty() {
+            units += KING_ATTACK_UNITS[PieceKind::Bishop.index()] * count(z);
+            attackers += 1;
+        }
+        if outpost_ok(sq) {
+            extra += BISHOP_OUTPOST;
+        }
+    }
+    if bishops.more_than_one() {
+        extra += BISHOP_PAIR;
+    }
+
+    let mut att_r = Bitboard::EMPTY;
+    for sq in rooks {
+        psq += PSQ[PieceKind::Rook.index()][sq.relative(us).index()];
+        let a = rook_attacks(sq, occ ^ queens ^ rooks);
+        att_r |= a;
+        mob += ROOK_MOBILITY[(a & mob_area).count() as usize];
+        let z = a & zone;
+        if z.nonempty() {
+            units += KING_ATTACK_UNITS[PieceKind::Rook.index()] * count(z);
+            attackers += 1;
+        }
+        let file = Bitboard::file(sq.file());
+        if (our_pawns & file).is_empty() {
+            extra += if (their_pawns & file).is_empty() {
+                ROOK_OPEN_FILE
+            } else {
+                ROOK_SEMI_OPEN_FILE
+            };
+        }
+        if sq.relative_rank(us) == 6
+            && ((their_pawns & Bitboard::rank(sq.rank())).nonempty()
+                || ctx.king[th].relative_rank(us) == 7)
+        {
+            extra += ROOK_ON_SEVENTH;
+        }
+    }
+
+    let mut att_q = Bitboard::EMPTY;
+    for sq in queens {
+        psq += PSQ[PieceKind::Queen.index()][sq.relative(us).index()];
+        let a = bishop_attacks(sq, occ) | rook_attacks(sq, occ);
+        att_q |= a;
+        mob += QUEEN_MOBILITY[(a & mob_area).count() as usize];
+        let z = a & zone;
+        if z.nonempty() {
+            units += KING_ATTACK_UNITS[PieceKind::Queen.index()] * count(z);
+            attackers += 1;
+        }
+    }
+
+    ctx.att[u][PieceKind::Knight.index()] = att_n;
+    ctx.att[u][PieceKind::Bishop.index()] = att_b;
+    ctx.att[u][PieceKind::Rook.index()] = att_r;
+    ctx.att[u][PieceKind::Queen.index()] = att_q;
+    ctx.ks_units[th] += units;
+    ctx.ks_attackers[th] += attackers;
+    t.material_psq[u] = psq;
+    t.mobility[u] = mob;
+    t.pieces[u] = extra;
+}
+
+/// Isolated, doubled, backward, connected and passed pawns.
+#[inline(always)]
+fn pawn_structure(ctx: &Ctx, t: &mut Terms, us: Color) {
+    let them = !us;
+    let u = us.index();
+    let th = them.index();
+    let ours = ctx.pawns[u];
+    let theirs = ctx.pawns[th];
+    let mut structure = S::ZERO;
+    let mut passed = S::ZERO;
+
+    for sq in ours {
+        let rr = sq.relative_rank(us) as usize;
+        let file = Bitboard::file(sq.file());
+        let adj = adjacent_files(sq.file());
+        let ahead = forward_ranks(us, sq);
+        let front = ahead & file;
+        let stop = push(us, Bitboard::from_square(sq));
+
+        let supporters = pawn_attacks(them, sq) & ours;
+        let phalanx = ours & adj & Bitboard::rank(sq.rank());
+        let doubled = (front & ours).nonempty();
+        let isolated = (ours & adj).is_empty();
+
+        if isolated {
+            structure += ISOLATED_PAWN;
+        } else if (ours & adj & !ahead).is_empty() && (stop & ctx.pawn_att[th]).nonempty() {
+            // No own pawn beside or behind on a neighbouring file can ever
+            // defend it, and its stop square is held by an enemy pawn.
+            structure += BACKWARD_PAWN;
+        }
+        if doubled {
+            structure += DOUBLED_PAWN;
+        }
+        if supporters.nonempty() || phalanx.nonempty() {
+            structure += CONNECTED_PAWN[rr] + SUPPORTED_PAWN * count(supporters);
+        }
+
+        if !doubled && (theirs & ahead & (file | adj)).is_empty() {
+            passed += PASSED_PAWN[rr];
+            let w = rr as i32 - 2;
+            if w > 0 {
+                let block = stop.lsb();
+                let d_them = distance(ctx.king[th], block);
+                let d_us = distance(ctx.king[u], block);
+                passed += S(
+                    0,
+                    w * (PASSED_KING_THEIRS * d_them - PASSED_KING_OURS * d_us),
+                );
+            }
+            if (front & ctx.occ).is_empty() {
+                passed += PASSED_FREE_PATH[rr];
+                if (front & ctx.all_att[th]).is_empty() {
+                    passed += PASSED_SAFE_PATH[rr];
+                }
+            }
+        }
+    }
+    t.pawns[u] = structure;
+    t.passed[u] = passed;
+}
+
+/// Safety of `us`'s king: pawn shield, open files, enemy attacks.
+#[inline(always)]
+fn king_safety(pos: &Position, ctx: &Ctx, t: &mut Terms, us: Color) {
+    let them = !us;
+    let u = us.index();
+    let th = them.index();
+    let ksq = ctx.king[u];
+    let ours = ctx.pawns[u];
+    let theirs = ctx.pawns[th];
+    let ahead = forward_ranks(us, ksq);
+    let krr = ksq.relative_rank(us) as i32;
+    let mut s = S::ZERO;
+
+    let kf = ksq.file();
+    let lo = kf.saturating_sub(1);
+    let hi = (kf + 1).min(7);
+    for f in lo..=hi {
+        let file = Bitboard::file(f);
+        let shield = ours & file & ahead;
+        s += if shield.is_empty() {
+            SHIELD_PAWN_MISSING
+        } else {
+            match rearmost(us, shield).relative_rank(us) as i32 - krr {
+                1 => SHIELD_PAWN_NEAR,
+                2 => SHIELD_PAWN_FAR,
+                _ => SHIELD_PAWN_DISTANT,
+            }
+        };
+        if (ours & file).is_empty() {
+            s += if (theirs & file).is_empty() {
+                KING_OPEN_FILE
+            } else {
+                KING_SEMI_OPEN_FILE
+            };
+        }
+    }
+
+    // Enemy attack units: king-zone hits (collected with mobility) plus safe checks.
+    let mut units = ctx.ks_units[u];
+    let safe = !ctx.all_att[u] & !pos.colored(them);
+    let b_checks = bishop_attacks(ksq, ctx.occ) & safe;
+    let r_checks = rook_attacks(ksq, ctx.occ) & safe;
+    let ta = &ctx.att[th];
+    if (knight_attacks(ksq) & safe & ta[PieceKind::Knight.index()]).nonempty() {
+        units += SAFE_CHECK_UNITS[PieceKind::Knight.index()];
+    }
+    if (b_checks & ta[PieceKind::Bishop.index()]).nonempty() {
+        units += SAFE_CHECK_UNITS[PieceKind::Bishop.index()];
+    }
+    if (r_checks & ta[PieceKind::Rook.index()]).nonempty() {
+        units += SAFE_CHECK_UNITS[PieceKind::Rook.index()];
+    }
+    if ((b_checks | r_checks) & ta[PieceKind::Queen.index()]).nonempty() {
+        units += SAFE_CHECK_UNITS[PieceKind::Queen.index()];
+    }
+    if pos.pieces_of(them, PieceKind::Queen).is_empty() {
+        units /= KING_DANGER_NO_QUEEN_DIV;
+    }
+    if ctx.ks_attackers[u] >= 2 {
+        let mg = (units * units * KING_DANGER_QUADRATIC / 16).min(KING_DANGER_MAX);
+        s -= S(mg, units * KING_DANGER_EG);
+    }
+    t.king_safety[u] = s;
+}
+
+/// Bonuses for `us` attacking enemy pieces.
+#[inline(always)]
+fn threats(pos: &Position, ctx: &Ctx, t: &mut Terms, us: Color) {
+    let them = !us;
+    let u = us.index();
+    let th = them.index();
+    let mut s = S::ZERO;
+    let their_rooks = pos.pieces_of(them, PieceKind::Rook);
+    let their_queens = pos.pieces_of(them, PieceKind::Queen);
+    let their_pieces = pos.colored(them) & !ctx.pawns[th] & !Bitboard::from_square(ctx.king[th]);
+
+    let by_pawn = ctx.pawn_att[u] & their_pieces;
+    if by_pawn.nonempty() {
+        for kind in [
+            PieceKind::Knight,
+            PieceKind::Bishop,
+            PieceKind::Rook,
+            PieceKind::Queen,
+        ] {
+            s += THREAT_BY_PAWN[kind.index()] * count(by_pawn & pos.pieces(kind));
+        }
+    }
+    let minor = ctx.att[u][PieceKind::Knight.index()] | ctx.att[u][PieceKind::Bishop.index()];
+    s += THREAT_MINOR_ON_ROOK * count(minor & their_rooks);
+    s += THREAT_MINOR_ON_QUEEN * count(minor & their_queens);
+    s += THREAT_ROOK_ON_QUEEN * count(ctx.att[u][PieceKind::Rook.index()] & their_queens);
+    s += HANGING_PIECE * count(their_pieces & ctx.all_att[u] & !ctx.all_att[th]);
+    t.threats[u] = s;
+}
+
+/// Non-pawn material of one side, middle-game values.
+#[inline(always)]
+fn non_pawn_material(pos: &Position, c: Color) -> i32 {
+    KNIGHT_VALUE.mg() * count(pos.pieces_of(c, PieceKind::Knight))
+        + BISHOP_VALUE.mg() * count(pos.pieces_of(c, PieceKind::Bishop))
+        + ROOK_VALUE.mg() * count(pos.pieces_of(c, PieceKind::Rook))
+        + QUEEN_VALUE.mg() * count(pos.pieces_of(c, PieceKind::Queen))
+}
+
+/// Against a bare king: push it to the edge (to the right corner for KBN)
+/// and bring the kings together.
+#[inline(always)]
+fn mopup(pos: &Position, ctx: &Ctx, t: &mut Terms) {
+    for strong in Color::ALL {
+        let weak = !strong;
+        if pos.colored(weak).more_than_one() {
+            continue;
+        }
+        let npm = non_pawn_material(pos, strong);
+        if npm < ROOK_VALUE.mg() {
+            continue;
+        }
+        let wk = ctx.king[weak.index()];
+        let sk = ctx.king[strong.index()];
+        let mut eg = MOPUP_EDGE * center_distance(wk) + MOPUP_CLOSE * (14 - manhattan(wk, sk));
+        let bishops = pos.pieces_of(strong, PieceKind::Bishop);
+        let knights = pos.pieces_of(strong, PieceKind::Knight);
+        if npm == BISHOP_VALUE.mg() + KNIGHT_VALUE.mg()
+            && bishops.nonempty()
+            && knights.nonempty()
+            && ctx.pawns[strong.index()].is_empty()
+        {
+            // Corners of the bishop's colour: a1/h8 share one colour, a8/h1 the other.
+            let a1_colour = if Bitboard::LIGHT_SQUARES.contains(Square::A1) {
+                Bitboard::LIGHT_SQUARES
+            } else {
+                Bitboard::DARK_SQUARES
+            };
+            let (c1, c2) = if (bishops & a1_colour).nonempty() {
+                (Square::A1, Square::new(63))
+            } else {
+                (Square::new(56), Square::H1)
+            };
+            let d = distance(wk, c1).min(distance(wk, c2));
+            eg += MOPUP_BN_CORNER * (7 - d);
+        }
+        t.mopup[strong.index()] = S(0, eg);
+    }
+}
+
+/// End-game scale factor (out of SCALE_NORMAL) for the side the end-game
+/// score favours.
+#[inline(always)]
+fn scale_factor(pos: &Position, eg: i32) -> i32 {
+    let strong = if eg > 0 { Color::White } else { Color::Black };
+    let weak = !strong;
+    let npm_strong = non_pawn_material(pos, strong);
+    let npm_weak = non_pawn_material(pos, weak);
+    if pos.pieces_of(strong, PieceKind::Pawn).is_empty() {
+        if npm_strong - npm_weak < NO_PAWN_EDGE {
+            return if npm_strong < ROOK_VALUE.mg() {
+                SCALE_NO_PAWNS_MINOR
+            } else {
+                SCALE_NO_PAWNS_SMALL_EDGE
+            };
+        }
+        // Two knights cannot force mate against a bare king.
+        if npm_strong == 2 * KNIGHT_VALUE.mg()
+            && pos.pieces_of(strong, PieceKind::Knight).count() == 2
+            && pos.colored(weak).count() == 1
+        {
+            return SCALE_NO_PAWNS_MINOR;
+        }
+    }
+    let wb = pos.pieces_of(Color::White, PieceKind::Bishop);
+    let bb = pos.pieces_of(Color::Black, PieceKind::Bishop);
+    if wb.count() == 1 && bb.count() == 1 {
+        let light = Bitboard::LIGHT_SQUARES;
+        let opposite = (wb & light).is_empty() != (bb & light).is_empty();
+        if opposite {
+            let others = pos.pieces(PieceKind::Knight)
+                | pos.pieces(PieceKind::Rook)
+                | pos.pieces(PieceKind::Queen);
+            return if others.is_empty() {
+                SCALE_OCB
+            } else {
+                SCALE_OCB_PIECES
+            };
+        }
+    }
+    SCALE_NORMAL
+}
+
+/// A readable table of every term (White, Black, White - Black; mg and eg),
+/// the phase, the scale factor and the final score. Allocates; for the UCI
+/// `eval` command and debugging, not for the search.
+pub fn evaluate_verbose(pos: &Position) -> String {
+    let mut out = String::new();
+    if pos.is_dead_position() {
+        out.push_str("dead position: 0\n");
+        return out;
+    }
+    let b = breakdown(pos);
+    let t = &b.terms;
+    let rows: [(&str, [S; 2]); 9] = [
+        ("material+psq", t.material_psq),
+        ("mobility", t.mobility),
+        ("pawn structure", t.pawns),
+        ("passed pawns", t.passed),
+        ("pieces", t.pieces),
+        ("threats", t.threats),
+        ("king safety", t.king_safety),
+        ("mop-up", t.mopup),
+        ("tempo", t.tempo),
+    ];
+    let _ = writeln!(
+        out,
+        "{:<15}|{:>7}{:>7} |{:>7}{:>7} |{:>7}{:>7}",
+        "term", "W mg", "W eg", "B mg", "B eg", "mg", "eg"
+    );
+    for (name, v) in rows {
+        let d = v[0] - v[1];
+        let _ = writeln!(
+            out,
+            "{:<15}|{:>7}{:>7} |{:>7}{:>7} |{:>7}{:>7}",
+            name,
+            v[0].mg(),
+            v[0].eg(),
+            v[1].mg(),
+            v[1].eg(),
+            d.mg(),
+            d.eg()
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{:<15}|{:>14} |{:>14} |{:>7}{:>7}",
+        "total",
+        "",
+        "",
+        b.total.mg(),
+        b.total.eg()
+    );
+    let stm = match pos.side_to_move() {
+        Color::White => b.white,
+        Color::Black => -b.white,
+    };
+    let _ = writeln!(
+        out,
+        "phase {}/{}, eg scale {}/{}\nscore (White's view) {} cp, side to move {} cp",
+        b.phase, PHASE_MAX, b.scale, SCALE_NORMAL, b.white, stm
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pos(fen: &str) -> Position {
+        Position::from_fen(fen, false).unwrap_or_else(|e| panic!("{fen}: {e}"))
+    }
+
+    /// The same position with colours swapped and the board mirrored top to bottom.
+    fn flip_fen(fen: &str) -> String {
+        let fields: Vec<&str> = fen.split_whitespace().collect();
+        let swap_case = |c: char| {
+            if c.is_ascii_uppercase() {
+                c.to_ascii_lowercase()
+            } else {
+                c.to_ascii_uppercase()
+            }
+        };
+        let board: Vec<String> = fields[0]
+            .split('/')
+            .rev()
+            .map(|rank| rank.chars().map(swap_case).collect())
+            .collect();
+        let side = if fields[1] == "w" { "b" } else { "w" };
+        let castling: String = if fields[2] == "-" {
+            "-".to_string()
+        } else {
+            let mut c: Vec<char> = fields[2].chars().map(swap_case).collect();
+            // Keep the conventional order: upper case first.
+            c.sort_by_key(|ch| (ch.is_ascii_lowercase(), *ch));
+            c.into_iter().collect()
+        };
+        let ep = if fields[3] == "-" {
+            "-".to_string()
+        } else {
+            let b = fields[3].as_bytes();
+            let rank = b'1' + (b'8' - b[1]);
+            format!("{}{}", b[0] as char, rank as char)
+        };
+        let mut out = format!("{} {} {} {}", board.join("/"), side, castling, ep);
+        for f in &fields[4..] {
+            out.push(' ');
+            out.push_str(f);
+        }
+        out
+    }
+
+    const FENS: [&str; 22] = [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+        "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+        "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
+        "8/8/4k3/8/2p5/8/B2K4/8 b - - 0 1",
+        "8/5pk1/6p1/8/4B3/1b4P1/5PK1/8 w - - 0 1",
+        "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1",
+        "8/8/8/4k3/8/8/8/R3K3 w Q - 0 1",
+        "rnbqkbnr/pppp1ppp/8/4pP2/8/8/PPPPP1PP/RNBQKBNR w KQkq e6 0 3",
+        "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1",
+        "8/8/1k6/8/8/8/6K1/4N1N1 w - - 0 1",
+        "8/8/8/3k4/8/8/8/KQ6 w - - 0 1",
+        "r1bq1rk1/pp2nppp/2n1p3/3pP3/1b1P4/2NB1N2/PP3PPP/R1BQK2R w KQ - 0 9",
+        "2r3k1/pp3ppp/8/3p4/3P4/8/PP3PPP/2R3K1 b - - 0 1",
+        "8/PPP4k/8/8/8/8/5ppp/K7 w - - 0 1",
+        "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3",
+        "3r1rk1/1pq2ppp/p1n1bn2/2b1p3/4P3/1NN1BB2/PPP1QPPP/3R1RK1 b - - 4 14",
+        "r2q1rk1/ppp2ppp/2n1bn2/2bpp3/4P3/2PP1NP1/PP1N1PBP/R1BQ1RK1 w - - 0 8",
+        "8/8/3k4/8/8/2NBK3/8/8 w - - 0 1",
+        "6k1/5p2/6p1/8/7p/8/6PP/3r2K1 w - - 0 40",
+    ];
+
+    #[test]
+    fn flip_fen_round_trips() {
+        for fen in FENS {
+            assert_eq!(flip_fen(&flip_fen(fen)), fen);
+        }
+    }
+
+    #[test]
+    fn colour_symmetry() {
+        for fen in FENS {
+            let p = pos(fen);
+            let flipped = flip_fen(fen);
+            let q = pos(&flipped);
+            assert_eq!(
+                evaluate(&p),
+                evaluate(&q),
+                "{fen} vs {flipped}\n{}\n{}",
+                evaluate_verbose(&p),
+                evaluate_verbose(&q)
+            );
+        }
+    }
+
+    #[test]
+    fn start_position_is_balanced() {
+        let e = evaluate(&Position::startpos());
+        assert!(e.abs() < 50, "start position scores {e}");
+    }
+
+    #[test]
+    fn dead_positions_are_zero() {
+        for fen in [
+            "8/8/4k3/8/8/3K4/8/8 w - - 0 1",
+            "8/8/4k3/8/8/3KN3/8/8 b - - 0 1",
+            "8/8/4k3/8/8/3KB3/8/8 w - - 0 1",
+            "8/2b5/4k3/8/8/3KB3/8/8 w - - 0 1",
+        ] {
+            let p = pos(fen);
+            assert!(p.is_dead_position(), "{fen}");
+            assert_eq!(evaluate(&p), 0, "{fen}");
+        }
+    }
+
+    #[test]
+    fn extra_queen_is_winning() {
+        let w = pos("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+        assert!(evaluate(&w) > 700, "{}", evaluate_verbose(&w));
+        let b = pos("rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - 0 1");
+        assert!(evaluate(&b) < -700, "{}", evaluate_verbose(&b));
+    }
+
+    #[test]
+    fn advanced_passed_pawn_is_worth_more() {
+        let seventh = pos("7k/P7/8/8/8/8/8/4K3 w - - 0 1");
+        let third = pos("7k/8/8/8/8/P7/8/4K3 w - - 0 1");
+        let (a, b) = (evaluate(&seventh), evaluate(&third));
+        assert!(a > b + 50, "7th {a} vs 3rd {b}");
+        assert!(b > 0);
+    }
+
+    #[test]
+    fn opposite_coloured_bishops_are_drawish() {
+        // White is a pawn up; with opposite-coloured bishops the ending is scaled down.
+        let ocb = pos("8/5k2/4b3/6p1/3P4/2B1P3/5K2/8 w - - 0 1");
+        let same = pos("8/5k2/3b4/6p1/3P4/2B1P3/5K2/8 w - - 0 1");
+        let (o, s) = (evaluate(&ocb), evaluate(&same));
+        assert!(o > 0 && o < 80, "OCB {o}\n{}", evaluate_verbose(&ocb));
+        assert!(o < s, "OCB {o} vs same-colour {s}");
+    }
+
+    #[test]
+    fn pawnless_minor_edge_cannot_win() {
+        // K+R v K+B: heavily scaled; K+N v K+P: the knight side cannot win.
+        let rb = evaluate(&pos("8/8/3k4/8/3b4/8/3K4/4R3 w - - 0 1"));
+        assert!(rb.abs() < 60, "KR v KB {rb}");
+        let np = evaluate(&pos("8/8/3k4/8/8/1p6/3K4/4N3 w - - 0 1"));
+        assert!(np < 20, "KN v KP {np}");
+        // Only the (phase 2/24) middle-game half is left unscaled.
+        let nn = evaluate(&pos("8/8/3k4/8/8/8/3K4/3NN3 w - - 0 1"));
+        assert!(nn.abs() < 60, "KNN v K {nn}");
+    }
+
+    #[test]
+    fn phase_bounds() {
+        assert_eq!(phase(&Position::startpos()), PHASE_MAX);
+        assert_eq!(phase(&pos("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1")), 0);
+    }
+
+    #[test]
+    fn verbose_mentions_terms() {
+        let s = evaluate_verbose(&Position::startpos());
+        assert!(
+            s.contains("king safety") && s.contains("phase 24/24"),
+            "{s}"
+        );
+    }
+
+    /// `cargo test --release --lib eval::tests::speed -- --ignored --nocapture`
+    #[test]
+    #[ignore]
+    fn speed() {
+        let p = pos(FENS[1]);
+        let n = 1_000_000u32;
+        let start = std::time::Instant::now();
+        let mut acc = 0i64;
+        for _ in 0..n {
+            acc += evaluate(std::hint::black_box(&p)) as i64;
+        }
+        let dt = start.elapsed();
+        println!(
+            "{n} evals of Kiwipete: {:?}, {:.1} ns/eval (checksum {acc})",
+            dt,
+            dt.as_nanos() as f64 / n as f64
+        );
+        let mut ps: Vec<Position> = FENS.iter().map(|f| pos(f)).collect();
+        ps.retain(|p| !p.is_dead_position());
+        let start = std::time::Instant::now();
+        for _ in 0..n / ps.len() as u32 {
+            for p in &ps {
+                acc += evaluate(std::hint::black_box(p)) as i64;
+            }
+        }
+        let dt = start.elapsed();
+        println!(
+            "mixed set: {:.1} ns/eval (checksum {acc})",
+            dt.as_nanos() as f64 / (n / ps.len() as u32 * ps.len() as u32) as f64
+        );
+    }
 }

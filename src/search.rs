@@ -1017,7 +1017,19 @@ impl SearchHandle {
             .name("search".into())
             .stack_size(64 << 20)
             .spawn(move || {
-                run_search(&request, &tt, &s, &mut thread_data, &events);
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    run_search(&request, &tt, &s, &mut thread_data, &events);
+                }));
+                if outcome.is_err() {
+                    // A bug must not leave the GUI without an answer: fall back to a legal move.
+                    let best = legal_moves(&request.position).first().copied();
+                    let _ = events.send(SearchEvent::Done {
+                        best,
+                        ponder: None,
+                        nodes: 0,
+                    });
+                    thread_data = Vec::new();
+                }
                 thread_data
             })
             .map_err(|e| format!("cannot start the search thread: {e}"))?;
