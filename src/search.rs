@@ -967,10 +967,17 @@ pub fn run_search(
     std::thread::scope(|s| {
         for (i, data) in helper_data.iter_mut().enumerate() {
             let mut helper = make_searcher(i + 1, data);
-            s.spawn(move || {
-                helper.iterate(&pos, 1);
-                helper.shared.node_counts[helper.id].store(helper.nodes, Ordering::Relaxed);
-            });
+            let spawned = std::thread::Builder::new()
+                .name(format!("helper {}", i + 1))
+                .stack_size(16 << 20)
+                .spawn_scoped(s, move || {
+                    helper.iterate(&pos, 1);
+                    helper.shared.node_counts[helper.id].store(helper.nodes, Ordering::Relaxed);
+                });
+            // A helper that cannot start only costs speed, never the answer.
+            if spawned.is_err() {
+                break;
+            }
         }
         let mut main = make_searcher(0, &mut main_data[0]);
         main.events = Some(events);

@@ -37,9 +37,10 @@ impl TimeBudget {
     pub fn new(limits: &Limits, us: Color, overhead_ms: u64) -> TimeBudget {
         let overhead = overhead_ms as i64;
         if let Some(mt) = limits.movetime {
+            // A fixed time is used in full: no soft limit ends it early.
             let t = (mt as i64 - overhead).max(1) as u64;
             return TimeBudget {
-                soft: Some(Duration::from_millis(t)),
+                soft: None,
                 hard: Some(Duration::from_millis(t)),
             };
         }
@@ -90,7 +91,7 @@ mod tests {
             movetime: Some(1000),
             ..Limits::default()
         };
-        assert_eq!(budget(l), (970, 970));
+        assert_eq!(budget(l), (u64::MAX, 970));
     }
 
     #[test]

@@ -73,7 +73,19 @@ impl TranspositionTable {
     /// A table of `mb` mebibytes. Returns an error instead of aborting when
     /// the memory cannot be had.
     pub fn new(mb: usize) -> Result<TranspositionTable, String> {
-        let count = (mb.max(1) << 20) / std::mem::size_of::<Entry>();
+        // With memory overcommit an allocation "succeeds" and the process is
+        // killed later when the table is touched: refuse what the machine
+        // does not have free now.
+        if let Some(available) = available_memory_mb() {
+            if mb > available.saturating_sub(256) {
+                return Err(format!("cannot allocate {mb} MB for the hash table: only {available} MB of memory is available"));
+            }
+        }
+        let count = mb
+            .max(1)
+            .checked_mul(1 << 20)
+            .ok_or_else(|| format!("{mb} MB is too large"))?
+            / std::mem::size_of::<Entry>();
         let mut entries: Vec<Entry> = Vec::new();
         entries
             .try_reserve_exact(count)
@@ -169,6 +181,14 @@ impl TranspositionTable {
             .count();
         (used * 1000 / sample.max(1)) as u32
     }
+}
+
+/// Memory the system can still hand out (Linux `MemAvailable`), if known.
+fn available_memory_mb() -> Option<usize> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
 }
 
 #[cfg(test)]
