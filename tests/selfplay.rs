@@ -1,0 +1,170 @@
+//! A handful of fast games between two instances of the real binary, with the
+//! clocks kept here as a GUI keeps them: every `bestmove` must be legal and must
+//! arrive before the mover's clock runs out (a flag, not a speed measurement:
+//! the clocks are seconds long and the engine aims to use a small part of them).
+
+use guoxiang::movegen::legal_moves;
+use guoxiang::Position;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
+
+struct Engine {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Engine {
+    fn start() -> Engine {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_guoxiang"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("engine starts");
+        let stdin = child.stdin.take().expect("stdin");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut e = Engine { child, stdin, lines };
+        e.send("uci");
+        e.wait_for("uciok", Duration::from_secs(10));
+        e.send("setoption name Hash value 8");
+        e.send("isready");
+        e.wait_for("readyok", Duration::from_secs(10));
+        e
+    }
+
+    fn send(&mut self, cmd: &str) {
+        writeln!(self.stdin, "{cmd}").expect("engine reads its input");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// Waits for a line starting with `prefix`; panics (fails the test) after `timeout`.
+    fn wait_for(&mut self, prefix: &str, timeout: Duration) -> String {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) if line.starts_with(prefix) => return line,
+                Ok(_) => {}
+                Err(_) => panic!("no '{prefix}' within {timeout:?}"),
+            }
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit");
+        let _ = self.stdin.flush();
+        std::thread::sleep(Duration::from_millis(50));
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+enum Outcome {
+    Mate,
+    Draw(&'static str),
+    PlyLimit,
+}
+
+fn play_game(opening: &[&str], engines: &mut [Engine; 2], base_ms: i64, inc_ms: i64) -> (Outcome, usize) {
+    let mut pos = Position::startpos();
+    let mut history: Vec<u64> = Vec::new();
+    let mut moves: Vec<String> = Vec::new();
+    for text in opening {
+        let mv = pos.parse_uci_move(text).expect("opening move is legal");
+        history.push(pos.key());
+        pos.make_move(mv);
+        moves.push(text.to_string());
+    }
+    let mut clock = [base_ms, base_ms];
+    for e in engines.iter_mut() {
+        e.send("ucinewgame");
+        e.send("isready");
+        e.wait_for("readyok", Duration::from_secs(10));
+    }
+    for ply in 0..300 {
+        if legal_moves(&pos).is_empty() {
+            return (if pos.in_check() { Outcome::Mate } else { Outcome::Draw("stalemate") }, ply);
+        }
+        if pos.is_dead_position() {
+            return (Outcome::Draw("dead position"), ply);
+        }
+        if pos.fifty_move_clock_expired() {
+            return (Outcome::Draw("50 moves"), ply);
+        }
+        if pos.repetitions(&history) >= 2 {
+            return (Outcome::Draw("threefold repetition"), ply);
+        }
+        let side = pos.side_to_move().index();
+        let engine = &mut engines[side];
+        engine.send(&format!("position startpos moves {}", moves.join(" ")));
+        engine.send(&format!(
+            "go wtime {} btime {} winc {inc_ms} binc {inc_ms}",
+            clock[0], clock[1]
+        ));
+        let started = Instant::now();
+        // Waiting longer than the clock is allowed only to report the flag clearly.
+        let line = engine.wait_for("bestmove", Duration::from_millis(clock[side] as u64 + 5000));
+        let used = started.elapsed().as_millis() as i64;
+        assert!(
+            used <= clock[side],
+            "flag: {used} ms used with {} ms on the clock after {}",
+            clock[side],
+            moves.join(" ")
+        );
+        clock[side] += inc_ms - used;
+        let text = line.split_whitespace().nth(1).expect("bestmove has a move");
+        let mv = pos
+            .parse_uci_move(text)
+            .unwrap_or_else(|| panic!("illegal bestmove {text} in {}", pos.to_fen()));
+        if let Some(ponder) = line.split_whitespace().nth(3) {
+            let mut next = pos;
+            next.make_move(mv);
+            assert!(next.parse_uci_move(ponder).is_some(), "illegal ponder move {ponder}");
+        }
+        history.push(pos.key());
+        pos.make_move(mv);
+        moves.push(text.to_string());
+    }
+    (Outcome::PlyLimit, 300)
+}
+
+#[test]
+fn fast_games_are_legal_and_in_time() {
+    let openings: [&[&str]; 4] = [
+        &["e2e4", "c7c5", "g1f3"],
+        &["d2d4", "g8f6", "c2c4", "e7e6"],
+        &["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"],
+        &["c2c4", "e7e5", "b1c3"],
+    ];
+    let mut engines = [Engine::start(), Engine::start()];
+    let mut total_plies = 0;
+    for (i, opening) in openings.iter().enumerate() {
+        // Alternate colours between games.
+        if i % 2 == 1 {
+            engines.swap(0, 1);
+        }
+        let (outcome, plies) = play_game(opening, &mut engines, 2000, 20);
+        total_plies += plies;
+        let how = match outcome {
+            Outcome::Mate => "checkmate".to_string(),
+            Outcome::Draw(why) => format!("draw ({why})"),
+            Outcome::PlyLimit => "ply limit".to_string(),
+        };
+        eprintln!("game {}: {how} after {plies} plies", i + 1);
+    }
+    assert!(total_plies >= 40, "the games were actually played");
+}
