@@ -38,6 +38,10 @@ pub const fn castling_index(color: Color, king_side: bool) -> usize {
     color.index() * 2 + if king_side { 0 } else { 1 }
 }
 
+/// `castle_rook` entries of rights not held, so that equal positions compare
+/// equal however their rights were lost.
+const NO_CASTLE_ROOK: [Square; 4] = [Square::H1, Square::A1, Square::new(63), Square::new(56)];
+
 pub const START_FEN: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,7 +80,7 @@ impl Position {
             board: [None; 64],
             side: Color::White,
             castling: 0,
-            castle_rook: [Square::H1, Square::A1, Square::new(63), Square::new(56)],
+            castle_rook: NO_CASTLE_ROOK,
             ep: None,
             halfmove: 0,
             fullmove: 1,
@@ -364,6 +368,11 @@ impl Position {
                 self.key ^=
                     zobrist::castling(self.castling) ^ zobrist::castling(self.castling & !lost);
                 self.castling &= !lost;
+                for (i, rook) in self.castle_rook.iter_mut().enumerate() {
+                    if lost & (1 << i) != 0 {
+                        *rook = NO_CASTLE_ROOK[i];
+                    }
+                }
             }
         }
 
