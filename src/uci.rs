@@ -120,6 +120,8 @@ struct ActiveSearch {
     handle: SearchHandle,
     /// `go infinite` / `go ponder`: the answer waits for `stop` or `ponderhit`.
     wait_for_stop: bool,
+    /// `go infinite` (or no limit at all): even after `ponderhit` the answer waits for `stop`.
+    infinite: bool,
     /// A result that arrived while it had to wait.
     held: Option<(Option<Move>, Option<Move>)>,
     start: Instant,
@@ -498,7 +500,8 @@ impl Engine {
         if no_limit {
             limits.infinite = true;
         }
-        let wait_for_stop = limits.infinite || limits.ponder;
+        let infinite = limits.infinite;
+        let wait_for_stop = infinite || limits.ponder;
         let start = Instant::now();
         let request = SearchRequest {
             position: self.position,
@@ -515,6 +518,7 @@ impl Engine {
                 self.search = Some(ActiveSearch {
                     handle,
                     wait_for_stop,
+                    infinite,
                     held: None,
                     start,
                     chess960: self.position.is_chess960(),
@@ -558,7 +562,11 @@ impl Engine {
             shared.clock_start_ns.store(since_go, Ordering::Relaxed);
             shared.pondering.store(false, Ordering::Relaxed);
         }
-        search.wait_for_stop = false;
+        // Only the ponder part ends here; an infinite search still waits for `stop`.
+        search.wait_for_stop = search.infinite;
+        if search.wait_for_stop {
+            return;
+        }
         if let Some((best, ponder)) = search.held.take() {
             self.complete_search(best, ponder);
         }

@@ -35,7 +35,11 @@ impl Engine {
                 }
             }
         });
-        let mut e = Engine { child, stdin, lines };
+        let mut e = Engine {
+            child,
+            stdin,
+            lines,
+        };
         e.send("uci");
         e.wait_for("uciok", Duration::from_secs(10));
         e.send("setoption name Hash value 8");
@@ -79,7 +83,12 @@ enum Outcome {
     PlyLimit,
 }
 
-fn play_game(opening: &[&str], engines: &mut [Engine; 2], base_ms: i64, inc_ms: i64) -> (Outcome, usize) {
+fn play_game(
+    opening: &[&str],
+    engines: &mut [Engine; 2],
+    base_ms: i64,
+    inc_ms: i64,
+) -> (Outcome, usize) {
     let mut pos = Position::startpos();
     let mut history: Vec<u64> = Vec::new();
     let mut moves: Vec<String> = Vec::new();
@@ -97,7 +106,14 @@ fn play_game(opening: &[&str], engines: &mut [Engine; 2], base_ms: i64, inc_ms: 
     }
     for ply in 0..300 {
         if legal_moves(&pos).is_empty() {
-            return (if pos.in_check() { Outcome::Mate } else { Outcome::Draw("stalemate") }, ply);
+            return (
+                if pos.in_check() {
+                    Outcome::Mate
+                } else {
+                    Outcome::Draw("stalemate")
+                },
+                ply,
+            );
         }
         if pos.is_dead_position() {
             return (Outcome::Draw("dead position"), ply);
@@ -133,7 +149,10 @@ fn play_game(opening: &[&str], engines: &mut [Engine; 2], base_ms: i64, inc_ms: 
         if let Some(ponder) = line.split_whitespace().nth(3) {
             let mut next = pos;
             next.make_move(mv);
-            assert!(next.parse_uci_move(ponder).is_some(), "illegal ponder move {ponder}");
+            assert!(
+                next.parse_uci_move(ponder).is_some(),
+                "illegal ponder move {ponder}"
+            );
         }
         history.push(pos.key());
         pos.make_move(mv);
