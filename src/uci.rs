@@ -142,12 +142,33 @@ pub struct Engine {
     events_rx: Receiver<SearchEvent>,
 }
 
+thread_local! {
+    /// Where this thread's protocol lines go instead of stdout (in-process tests).
+    static OUTPUT: std::cell::RefCell<Option<Box<dyn Write>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Sends this thread's protocol output to `sink` instead of stdout, so tests
+/// can drive [`Engine::handle_line`] in-process and read what it answers.
+pub fn redirect_output(sink: Box<dyn Write>) {
+    OUTPUT.with(|o| *o.borrow_mut() = Some(sink));
+}
+
 /// Writes one protocol line and flushes it.
 fn send(line: &str) {
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    let _ = writeln!(out, "{line}");
-    let _ = out.flush();
+    let redirected = OUTPUT.with(|o| match o.borrow_mut().as_mut() {
+        Some(w) => {
+            let _ = writeln!(w, "{line}");
+            let _ = w.flush();
+            true
+        }
+        None => false,
+    });
+    if !redirected {
+        let stdout = std::io::stdout();
+        let mut out = stdout.lock();
+        let _ = writeln!(out, "{line}");
+        let _ = out.flush();
+    }
 }
 
 fn info_string(text: &str) {
