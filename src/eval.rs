@@ -13,7 +13,11 @@
 //! the eighth rank) and mirrored for Black.
 //!
 //! [`evaluate`] allocates nothing and computes every attack map once per
-//! call; [`evaluate_verbose`] prints the same terms one by one.
+//! call; [`evaluate_verbose`] prints the same terms one by one; [`trace`]
+//! records which weights a position uses, for the tuner (`src/tune.rs`; see
+//! the "Tuning support" section below). Any new weight goes into the
+//! `tunables!` list there, and every use of it reports to the tracer, or the
+//! test `trace_reproduces_evaluate` fails.
 
 use crate::attacks::{bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks};
 use crate::bitboard::Bitboard;
@@ -687,6 +691,13 @@ pub fn phase(pos: &Position) -> i32 {
 
 #[inline(always)]
 fn breakdown(pos: &Position) -> Breakdown {
+    breakdown_with(pos, &mut NoTrace)
+}
+
+/// The evaluation proper; `tr` sees every tunable weight it uses (see
+/// [`Tracer`]). With [`NoTrace`] this compiles to exactly the plain evaluation.
+#[inline(always)]
+fn breakdown_with<T: Tracer>(pos: &Position, tr: &mut T) -> Breakdown {
     let occ = pos.occupied();
     let pawns = [
         pos.pieces_of(Color::White, PieceKind::Pawn),
@@ -716,7 +727,7 @@ fn breakdown(pos: &Position) -> Breakdown {
     let mut t = Terms::default();
 
     for c in Color::ALL {
-        pieces(pos, &mut ctx, &mut t, c);
+        pieces(pos, &mut ctx, &mut t, c, tr);
     }
     for c in Color::ALL {
         let i = c.index();
@@ -729,12 +740,15 @@ fn breakdown(pos: &Position) -> Breakdown {
         ctx.all_att[i] = all;
     }
     for c in Color::ALL {
-        pawn_structure(&ctx, &mut t, c);
-        king_safety(pos, &ctx, &mut t, c);
-        threats(pos, &ctx, &mut t, c);
+        pawn_structure(&ctx, &mut t, c, tr);
+        king_safety(pos, &ctx, &mut t, c, tr);
+        threats(pos, &ctx, &mut t, c, tr);
     }
-    mopup(pos, &ctx, &mut t);
+    mopup(pos, &ctx, &mut t, tr);
     t.tempo[pos.side_to_move().index()] = TEMPO;
+    if T::ON {
+        tr.pair(idx::TEMPO, pos.side_to_move(), 1);
+    }
 
     let total = t.total();
     let phase = phase(pos);
@@ -752,7 +766,7 @@ fn breakdown(pos: &Position) -> Breakdown {
 
 /// Material, piece-square, mobility, king attacks and the piece terms.
 #[inline(always)]
-fn pieces(pos: &Position, ctx: &mut Ctx, t: &mut Terms, us: Color) {
+fn pieces<T: Tracer>(pos: &Position, ctx: &mut Ctx, t: &mut Terms, us: Color, tr: &mut T) {
     let them = !us;
     let u = us.index();
     let th = them.index();
@@ -774,8 +788,14 @@ fn pieces(pos: &Position, ctx: &mut Ctx, t: &mut Terms, us: Color) {
     // Pawns and king: only material/PSQ here, the rest comes later.
     for sq in our_pawns {
         psq += PSQ[PieceKind::Pawn.index()][sq.relative(us).index()];
+        if T::ON {
+            trace_psq(tr, PieceKind::Pawn, sq, us);
+        }
     }
     psq += PSQ[PieceKind::King.index()][ctx.king[u].relative(us).index()];
+    if T::ON {
+        trace_psq(tr, PieceKind::King, ctx.king[u], us);
+    }
 
     let outpost_ok = |sq: Square| -> bool {
         let rr = sq.relative_rank(us);
@@ -787,9 +807,19 @@ fn pieces(pos: &Position, ctx: &mut Ctx, t: &mut Terms, us: Color) {
     let mut att_n = Bitboard::EMPTY;
     for sq in pos.pieces_of(us, PieceKind::Knight) {
         psq += PSQ[PieceKind::Knight.index()][sq.relative(us).index()];
+        if T::ON {
+            trace_psq(tr, PieceKind::Knight, sq, us);
+        }
         let a = knight_attacks(sq);
         att_n |= a;
         mob += KNIGHT_MOBILITY[(a & mob_area).count() as usize];
+        if T::ON {
+            tr.pair(
+                idx::KNIGHT_MOBILITY + 2 * (a & mob_area).count() as usize,
+                us,
+                1,
+            );
+        }
         let z = a & zone;
         if z.nonempty() {
             units += KING_ATTACK_UNITS[PieceKind::Knight.index()] * count(z);
@@ -797,6 +827,9 @@ fn pieces(pos: &Position, ctx: &mut Ctx, t: &mut Terms, us: Color) {
         }
         if outpost_ok(sq) {
             extra += KNIGHT_OUTPOST;
+            if T::ON {
+                tr.pair(idx::KNIGHT_OUTPOST, us, 1);
+            }
         }
     }
 
@@ -804,9 +837,19 @@ fn pieces(pos: &Position, ctx: &mut Ctx, t: &mut Terms, us: Color) {
     let mut att_b = Bitboard::EMPTY;
     for sq in bishops {
         psq += PSQ[PieceKind::Bishop.index()][sq.relative(us).index()];
+        if T::ON {
+            trace_psq(tr, PieceKind::Bishop, sq, us);
+        }
         let a = bishop_attacks(sq, occ ^ queens);
         att_b |= a;
         mob += BISHOP_MOBILITY[(a & mob_area).count() as usize];
+        if T::ON {
+            tr.pair(
+                idx::BISHOP_MOBILITY + 2 * (a & mob_area).count() as usize,
+                us,
+                1,
+            );
+        }
         let z = a & zone;
         if z.nonempty() {
             units += KING_ATTACK_UNITS[PieceKind::Bishop.index()] * count(z);
@@ -814,18 +857,34 @@ fn pieces(pos: &Position, ctx: &mut Ctx, t: &mut Terms, us: Color) {
         }
         if outpost_ok(sq) {
             extra += BISHOP_OUTPOST;
+            if T::ON {
+                tr.pair(idx::BISHOP_OUTPOST, us, 1);
+            }
         }
     }
     if bishops.more_than_one() {
         extra += BISHOP_PAIR;
+        if T::ON {
+            tr.pair(idx::BISHOP_PAIR, us, 1);
+        }
     }
 
     let mut att_r = Bitboard::EMPTY;
     for sq in rooks {
         psq += PSQ[PieceKind::Rook.index()][sq.relative(us).index()];
+        if T::ON {
+            trace_psq(tr, PieceKind::Rook, sq, us);
+        }
         let a = rook_attacks(sq, occ ^ queens ^ rooks);
         att_r |= a;
         mob += ROOK_MOBILITY[(a & mob_area).count() as usize];
+        if T::ON {
+            tr.pair(
+                idx::ROOK_MOBILITY + 2 * (a & mob_area).count() as usize,
+                us,
+                1,
+            );
+        }
         let z = a & zone;
         if z.nonempty() {
             units += KING_ATTACK_UNITS[PieceKind::Rook.index()] * count(z);
@@ -838,21 +897,42 @@ fn pieces(pos: &Position, ctx: &mut Ctx, t: &mut Terms, us: Color) {
             } else {
                 ROOK_SEMI_OPEN_FILE
             };
+            if T::ON {
+                let at = if (their_pawns & file).is_empty() {
+                    idx::ROOK_OPEN_FILE
+                } else {
+                    idx::ROOK_SEMI_OPEN_FILE
+                };
+                tr.pair(at, us, 1);
+            }
         }
         if sq.relative_rank(us) == 6
             && ((their_pawns & Bitboard::rank(sq.rank())).nonempty()
                 || ctx.king[th].relative_rank(us) == 7)
         {
             extra += ROOK_ON_SEVENTH;
+            if T::ON {
+                tr.pair(idx::ROOK_ON_SEVENTH, us, 1);
+            }
         }
     }
 
     let mut att_q = Bitboard::EMPTY;
     for sq in queens {
         psq += PSQ[PieceKind::Queen.index()][sq.relative(us).index()];
+        if T::ON {
+            trace_psq(tr, PieceKind::Queen, sq, us);
+        }
         let a = bishop_attacks(sq, occ) | rook_attacks(sq, occ);
         att_q |= a;
         mob += QUEEN_MOBILITY[(a & mob_area).count() as usize];
+        if T::ON {
+            tr.pair(
+                idx::QUEEN_MOBILITY + 2 * (a & mob_area).count() as usize,
+                us,
+                1,
+            );
+        }
         let z = a & zone;
         if z.nonempty() {
             units += KING_ATTACK_UNITS[PieceKind::Queen.index()] * count(z);
@@ -873,7 +953,7 @@ fn pieces(pos: &Position, ctx: &mut Ctx, t: &mut Terms, us: Color) {
 
 /// Isolated, doubled, backward, connected and passed pawns.
 #[inline(always)]
-fn pawn_structure(ctx: &Ctx, t: &mut Terms, us: Color) {
+fn pawn_structure<T: Tracer>(ctx: &Ctx, t: &mut Terms, us: Color, tr: &mut T) {
     let them = !us;
     let u = us.index();
     let th = them.index();
@@ -897,20 +977,36 @@ fn pawn_structure(ctx: &Ctx, t: &mut Terms, us: Color) {
 
         if isolated {
             structure += ISOLATED_PAWN;
+            if T::ON {
+                tr.pair(idx::ISOLATED_PAWN, us, 1);
+            }
         } else if (ours & adj & !ahead).is_empty() && (stop & ctx.pawn_att[th]).nonempty() {
             // No own pawn beside or behind on a neighbouring file can ever
             // defend it, and its stop square is held by an enemy pawn.
             structure += BACKWARD_PAWN;
+            if T::ON {
+                tr.pair(idx::BACKWARD_PAWN, us, 1);
+            }
         }
         if doubled {
             structure += DOUBLED_PAWN;
+            if T::ON {
+                tr.pair(idx::DOUBLED_PAWN, us, 1);
+            }
         }
         if supporters.nonempty() || phalanx.nonempty() {
             structure += CONNECTED_PAWN[rr] + SUPPORTED_PAWN * count(supporters);
+            if T::ON {
+                tr.pair(idx::CONNECTED_PAWN + 2 * rr, us, 1);
+                tr.pair(idx::SUPPORTED_PAWN, us, count(supporters));
+            }
         }
 
         if !doubled && (theirs & ahead & (file | adj)).is_empty() {
             passed += PASSED_PAWN[rr];
+            if T::ON {
+                tr.pair(idx::PASSED_PAWN + 2 * rr, us, 1);
+            }
             let w = rr as i32 - 2;
             if w > 0 {
                 let block = stop.lsb();
@@ -920,11 +1016,21 @@ fn pawn_structure(ctx: &Ctx, t: &mut Terms, us: Color) {
                     0,
                     w * (PASSED_KING_THEIRS * d_them - PASSED_KING_OURS * d_us),
                 );
+                if T::ON {
+                    tr.eg(idx::PASSED_KING_THEIRS, us, w * d_them);
+                    tr.eg(idx::PASSED_KING_OURS, us, -w * d_us);
+                }
             }
             if (front & ctx.occ).is_empty() {
                 passed += PASSED_FREE_PATH[rr];
+                if T::ON {
+                    tr.pair(idx::PASSED_FREE_PATH + 2 * rr, us, 1);
+                }
                 if (front & ctx.all_att[th]).is_empty() {
                     passed += PASSED_SAFE_PATH[rr];
+                    if T::ON {
+                        tr.pair(idx::PASSED_SAFE_PATH + 2 * rr, us, 1);
+                    }
                 }
             }
         }
@@ -935,7 +1041,7 @@ fn pawn_structure(ctx: &Ctx, t: &mut Terms, us: Color) {
 
 /// Safety of `us`'s king: pawn shield, open files, enemy attacks.
 #[inline(always)]
-fn king_safety(pos: &Position, ctx: &Ctx, t: &mut Terms, us: Color) {
+fn king_safety<T: Tracer>(pos: &Position, ctx: &Ctx, t: &mut Terms, us: Color, tr: &mut T) {
     let them = !us;
     let u = us.index();
     let th = them.index();
@@ -961,12 +1067,32 @@ fn king_safety(pos: &Position, ctx: &Ctx, t: &mut Terms, us: Color) {
                 _ => SHIELD_PAWN_DISTANT,
             }
         };
+        if T::ON {
+            let at = if shield.is_empty() {
+                idx::SHIELD_PAWN_MISSING
+            } else {
+                match rearmost(us, shield).relative_rank(us) as i32 - krr {
+                    1 => idx::SHIELD_PAWN_NEAR,
+                    2 => idx::SHIELD_PAWN_FAR,
+                    _ => idx::SHIELD_PAWN_DISTANT,
+                }
+            };
+            tr.pair(at, us, 1);
+        }
         if (ours & file).is_empty() {
             s += if (theirs & file).is_empty() {
                 KING_OPEN_FILE
             } else {
                 KING_SEMI_OPEN_FILE
             };
+            if T::ON {
+                let at = if (theirs & file).is_empty() {
+                    idx::KING_OPEN_FILE
+                } else {
+                    idx::KING_SEMI_OPEN_FILE
+                };
+                tr.pair(at, us, 1);
+            }
         }
     }
 
@@ -994,13 +1120,17 @@ fn king_safety(pos: &Position, ctx: &Ctx, t: &mut Terms, us: Color) {
     if ctx.ks_attackers[u] >= 2 {
         let mg = (units * units * KING_DANGER_QUADRATIC / 16).min(KING_DANGER_MAX);
         s -= S(mg, units * KING_DANGER_EG);
+        if T::ON {
+            tr.king_danger(us, units);
+            tr.eg(idx::KING_DANGER_EG, us, -units);
+        }
     }
     t.king_safety[u] = s;
 }
 
 /// Bonuses for `us` attacking enemy pieces.
 #[inline(always)]
-fn threats(pos: &Position, ctx: &Ctx, t: &mut Terms, us: Color) {
+fn threats<T: Tracer>(pos: &Position, ctx: &Ctx, t: &mut Terms, us: Color, tr: &mut T) {
     let them = !us;
     let u = us.index();
     let th = them.index();
@@ -1018,6 +1148,10 @@ fn threats(pos: &Position, ctx: &Ctx, t: &mut Terms, us: Color) {
             PieceKind::Queen,
         ] {
             s += THREAT_BY_PAWN[kind.index()] * count(by_pawn & pos.pieces(kind));
+            if T::ON {
+                let n = count(by_pawn & pos.pieces(kind));
+                tr.pair(idx::THREAT_BY_PAWN + 2 * kind.index(), us, n);
+            }
         }
     }
     let minor = ctx.att[u][PieceKind::Knight.index()] | ctx.att[u][PieceKind::Bishop.index()];
@@ -1025,6 +1159,14 @@ fn threats(pos: &Position, ctx: &Ctx, t: &mut Terms, us: Color) {
     s += THREAT_MINOR_ON_QUEEN * count(minor & their_queens);
     s += THREAT_ROOK_ON_QUEEN * count(ctx.att[u][PieceKind::Rook.index()] & their_queens);
     s += HANGING_PIECE * count(their_pieces & ctx.all_att[u] & !ctx.all_att[th]);
+    if T::ON {
+        tr.pair(idx::THREAT_MINOR_ON_ROOK, us, count(minor & their_rooks));
+        tr.pair(idx::THREAT_MINOR_ON_QUEEN, us, count(minor & their_queens));
+        let rook_on_queen = count(ctx.att[u][PieceKind::Rook.index()] & their_queens);
+        tr.pair(idx::THREAT_ROOK_ON_QUEEN, us, rook_on_queen);
+        let hanging = count(their_pieces & ctx.all_att[u] & !ctx.all_att[th]);
+        tr.pair(idx::HANGING_PIECE, us, hanging);
+    }
     t.threats[u] = s;
 }
 
@@ -1040,7 +1182,7 @@ fn non_pawn_material(pos: &Position, c: Color) -> i32 {
 /// Against a bare king: push it to the edge (to the right corner for KBN)
 /// and bring the kings together.
 #[inline(always)]
-fn mopup(pos: &Position, ctx: &Ctx, t: &mut Terms) {
+fn mopup<T: Tracer>(pos: &Position, ctx: &Ctx, t: &mut Terms, tr: &mut T) {
     for strong in Color::ALL {
         let weak = !strong;
         if pos.colored(weak).more_than_one() {
@@ -1053,6 +1195,10 @@ fn mopup(pos: &Position, ctx: &Ctx, t: &mut Terms) {
         let wk = ctx.king[weak.index()];
         let sk = ctx.king[strong.index()];
         let mut eg = MOPUP_EDGE * center_distance(wk) + MOPUP_CLOSE * (14 - manhattan(wk, sk));
+        if T::ON {
+            tr.eg(idx::MOPUP_EDGE, strong, center_distance(wk));
+            tr.eg(idx::MOPUP_CLOSE, strong, 14 - manhattan(wk, sk));
+        }
         let bishops = pos.pieces_of(strong, PieceKind::Bishop);
         let knights = pos.pieces_of(strong, PieceKind::Knight);
         if npm == BISHOP_VALUE.mg() + KNIGHT_VALUE.mg()
@@ -1073,6 +1219,9 @@ fn mopup(pos: &Position, ctx: &Ctx, t: &mut Terms) {
             };
             let d = distance(wk, c1).min(distance(wk, c2));
             eg += MOPUP_BN_CORNER * (7 - d);
+            if T::ON {
+                tr.eg(idx::MOPUP_BN_CORNER, strong, 7 - d);
+            }
         }
         t.mopup[strong.index()] = S(0, eg);
     }
@@ -1181,6 +1330,433 @@ pub fn evaluate_verbose(pos: &Position) -> String {
         b.phase, PHASE_MAX, b.scale, SCALE_NORMAL, b.white, stm
     );
     out
+}
+
+// ===========================================================================
+// Tuning support: the weights as one parameter vector, and evaluation traces
+// ===========================================================================
+//
+// Every tunable `const` of the Weights section is listed once in
+// `tunables!` below. That gives each weight an offset in a flat parameter
+// vector (`idx::NAME`; an `S` takes two entries, mg then eg, an array takes
+// its elements in order), the list [`TUNABLES`] (names and shapes, for writing
+// the weights back as Rust source) and [`default_params`] (the compiled-in
+// values). [`trace`] evaluates a position while recording how often each
+// weight is used; the evaluation is then a cheap function of the parameter
+// vector ([`EvalTrace::evaluate_int`] reproduces [`evaluate`] exactly).
+//
+// Tuned: every weight listed in `tunables!`, i.e. material, the piece-square
+// tables, mobility, pawn structure, passed pawns, piece terms, threats, pawn
+// shield and king files, tempo, mop-up, and the king-danger formula's
+// KING_DANGER_QUADRATIC, KING_DANGER_MAX and KING_DANGER_EG.
+// Fixed: the attack-unit tables (KING_ATTACK_UNITS, SAFE_CHECK_UNITS,
+// KING_DANGER_NO_QUEEN_DIV: each position's attack units are taken as
+// given), the end-game scale factors and NO_PAWN_EDGE, and the phase weights.
+// The conditions that compare material (mop-up, scale factors) are taken
+// as they are with the compiled-in weights.
+
+/// How a tunable weight is laid out in the parameter vector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// One [`S`]: middle-game value, then end-game value.
+    Pair,
+    /// `[S; n]`: mg and eg of element 0, then of element 1, and so on.
+    Pairs(usize),
+    /// One `i32`.
+    Int,
+    /// `[i32; n]` (the piece-square tables, a8 first).
+    Ints(usize),
+}
+
+impl Shape {
+    /// Number of entries in the parameter vector.
+    pub const fn size(self) -> usize {
+        match self {
+            Shape::Pair => 2,
+            Shape::Pairs(n) => 2 * n,
+            Shape::Int => 1,
+            Shape::Ints(n) => n,
+        }
+    }
+}
+
+/// A weight type that flattens into the parameter vector.
+pub trait Tunable {
+    const SHAPE: Shape;
+    fn flatten(&self, out: &mut Vec<i32>);
+}
+
+impl Tunable for S {
+    const SHAPE: Shape = Shape::Pair;
+    fn flatten(&self, out: &mut Vec<i32>) {
+        out.extend([self.0, self.1]);
+    }
+}
+
+impl<const N: usize> Tunable for [S; N] {
+    const SHAPE: Shape = Shape::Pairs(N);
+    fn flatten(&self, out: &mut Vec<i32>) {
+        for s in self {
+            out.extend([s.0, s.1]);
+        }
+    }
+}
+
+impl Tunable for i32 {
+    const SHAPE: Shape = Shape::Int;
+    fn flatten(&self, out: &mut Vec<i32>) {
+        out.push(*self);
+    }
+}
+
+impl<const N: usize> Tunable for [i32; N] {
+    const SHAPE: Shape = Shape::Ints(N);
+    fn flatten(&self, out: &mut Vec<i32>) {
+        out.extend_from_slice(self);
+    }
+}
+
+const fn shape_of<T: Tunable>(_: &T) -> Shape {
+    T::SHAPE
+}
+
+/// One tunable `const` of the Weights section.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TunableItem {
+    pub name: &'static str,
+    /// Where its first entry is in the parameter vector.
+    pub offset: usize,
+    pub shape: Shape,
+}
+
+macro_rules! tunables {
+    ($($name:ident),* $(,)?) => {
+        /// Offsets of the tunable weights in the parameter vector; `COUNT` is its length.
+        pub mod idx {
+            tunables!(@offsets 0usize; $($name),*);
+        }
+
+        /// Every tunable weight, in the order of the parameter vector.
+        pub const TUNABLES: &[TunableItem] = &[
+            $(TunableItem {
+                name: stringify!($name),
+                offset: idx::$name,
+                shape: shape_of(&$name),
+            }),*
+        ];
+
+        /// The compiled-in weights as a parameter vector.
+        pub fn default_params() -> Vec<i32> {
+            let mut v = Vec::with_capacity(idx::COUNT);
+            $($name.flatten(&mut v);)*
+            v
+        }
+    };
+    (@offsets $off:expr; $name:ident $(, $rest:ident)*) => {
+        pub const $name: usize = $off;
+        tunables!(@offsets $off + super::shape_of(&super::$name).size(); $($rest),*);
+    };
+    (@offsets $off:expr;) => {
+        pub const COUNT: usize = $off;
+    };
+}
+
+tunables! {
+    PAWN_VALUE,
+    KNIGHT_VALUE,
+    BISHOP_VALUE,
+    ROOK_VALUE,
+    QUEEN_VALUE,
+    PAWN_PST_MG,
+    PAWN_PST_EG,
+    KNIGHT_PST_MG,
+    KNIGHT_PST_EG,
+    BISHOP_PST_MG,
+    BISHOP_PST_EG,
+    ROOK_PST_MG,
+    ROOK_PST_EG,
+    QUEEN_PST_MG,
+    QUEEN_PST_EG,
+    KING_PST_MG,
+    KING_PST_EG,
+    KNIGHT_MOBILITY,
+    BISHOP_MOBILITY,
+    ROOK_MOBILITY,
+    QUEEN_MOBILITY,
+    ISOLATED_PAWN,
+    DOUBLED_PAWN,
+    BACKWARD_PAWN,
+    SUPPORTED_PAWN,
+    CONNECTED_PAWN,
+    PASSED_PAWN,
+    PASSED_FREE_PATH,
+    PASSED_SAFE_PATH,
+    PASSED_KING_THEIRS,
+    PASSED_KING_OURS,
+    BISHOP_PAIR,
+    ROOK_OPEN_FILE,
+    ROOK_SEMI_OPEN_FILE,
+    ROOK_ON_SEVENTH,
+    KNIGHT_OUTPOST,
+    BISHOP_OUTPOST,
+    THREAT_BY_PAWN,
+    THREAT_MINOR_ON_ROOK,
+    THREAT_MINOR_ON_QUEEN,
+    THREAT_ROOK_ON_QUEEN,
+    HANGING_PIECE,
+    KING_DANGER_QUADRATIC,
+    KING_DANGER_MAX,
+    KING_DANGER_EG,
+    SHIELD_PAWN_NEAR,
+    SHIELD_PAWN_FAR,
+    SHIELD_PAWN_DISTANT,
+    SHIELD_PAWN_MISSING,
+    KING_SEMI_OPEN_FILE,
+    KING_OPEN_FILE,
+    TEMPO,
+    MOPUP_EDGE,
+    MOPUP_CLOSE,
+    MOPUP_BN_CORNER,
+}
+
+/// Material parameter of each piece kind (the king has none).
+const MATERIAL_AT: [Option<usize>; 6] = [
+    Some(idx::PAWN_VALUE),
+    Some(idx::KNIGHT_VALUE),
+    Some(idx::BISHOP_VALUE),
+    Some(idx::ROOK_VALUE),
+    Some(idx::QUEEN_VALUE),
+    None,
+];
+
+/// (mg, eg) piece-square table parameters of each piece kind.
+const PST_AT: [(usize, usize); 6] = [
+    (idx::PAWN_PST_MG, idx::PAWN_PST_EG),
+    (idx::KNIGHT_PST_MG, idx::KNIGHT_PST_EG),
+    (idx::BISHOP_PST_MG, idx::BISHOP_PST_EG),
+    (idx::ROOK_PST_MG, idx::ROOK_PST_EG),
+    (idx::QUEEN_PST_MG, idx::QUEEN_PST_EG),
+    (idx::KING_PST_MG, idx::KING_PST_EG),
+];
+
+/// Sees every tunable weight the evaluation uses: `n` times, for colour `c`.
+/// Every call site sits behind `if T::ON`, so with [`NoTrace`] the
+/// evaluation compiles to exactly what it would be without tracing.
+trait Tracer {
+    const ON: bool;
+    /// The [`S`] weight whose middle-game half is parameter `at` (eg: `at + 1`).
+    fn pair(&mut self, at: usize, c: Color, n: i32);
+    /// A middle-game-only parameter.
+    fn mg(&mut self, at: usize, c: Color, n: i32);
+    /// An end-game-only parameter.
+    fn eg(&mut self, at: usize, c: Color, n: i32);
+    /// `c`'s king takes the quadratic king-danger penalty with `units` attack units.
+    fn king_danger(&mut self, c: Color, units: i32);
+}
+
+/// The tracer of the ordinary evaluation: does nothing.
+struct NoTrace;
+
+impl Tracer for NoTrace {
+    const ON: bool = false;
+    #[inline(always)]
+    fn pair(&mut self, _: usize, _: Color, _: i32) {}
+    #[inline(always)]
+    fn mg(&mut self, _: usize, _: Color, _: i32) {}
+    #[inline(always)]
+    fn eg(&mut self, _: usize, _: Color, _: i32) {}
+    #[inline(always)]
+    fn king_danger(&mut self, _: Color, _: i32) {}
+}
+
+/// Dense White-minus-Black coefficients, compacted into an [`EvalTrace`].
+struct Collect {
+    mg: Vec<i32>,
+    eg: Vec<i32>,
+    king_units: [Option<i32>; 2],
+}
+
+impl Collect {
+    fn new() -> Collect {
+        Collect {
+            mg: vec![0; idx::COUNT],
+            eg: vec![0; idx::COUNT],
+            king_units: [None; 2],
+        }
+    }
+}
+
+#[inline(always)]
+fn signed(c: Color, n: i32) -> i32 {
+    match c {
+        Color::White => n,
+        Color::Black => -n,
+    }
+}
+
+impl Tracer for Collect {
+    const ON: bool = true;
+    fn pair(&mut self, at: usize, c: Color, n: i32) {
+        self.mg[at] += signed(c, n);
+        self.eg[at + 1] += signed(c, n);
+    }
+    fn mg(&mut self, at: usize, c: Color, n: i32) {
+        self.mg[at] += signed(c, n);
+    }
+    fn eg(&mut self, at: usize, c: Color, n: i32) {
+        self.eg[at] += signed(c, n);
+    }
+    fn king_danger(&mut self, c: Color, units: i32) {
+        self.king_units[c.index()] = Some(units);
+    }
+}
+
+/// Material and piece-square parameters of a `kind` on `sq` (absolute square) for `c`.
+#[inline(always)]
+fn trace_psq<T: Tracer>(tr: &mut T, kind: PieceKind, sq: Square, c: Color) {
+    let k = kind.index();
+    if let Some(at) = MATERIAL_AT[k] {
+        tr.pair(at, c, 1);
+    }
+    // The tables are written with a8 first.
+    let i = sq.relative(c).index() ^ 56;
+    tr.mg(PST_AT[k].0 + i, c, 1);
+    tr.eg(PST_AT[k].1 + i, c, 1);
+}
+
+/// One position's evaluation as a function of the parameter vector:
+///
+/// ```text
+/// mg = sum(w[i] * c) over `mg` - king danger(White) + king danger(Black)
+/// eg = sum(w[i] * c) over `eg`
+/// white = (mg * phase + eg * scale / 128 * (24 - phase)) / 24
+/// ```
+///
+/// where king danger(side) = min(units^2 * KING_DANGER_QUADRATIC / 16,
+/// KING_DANGER_MAX) for the sides listed in `king_units`, and `scale` is
+/// `scale[0]` when eg > 0 and `scale[1]` otherwise.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EvalTrace {
+    /// (parameter, White-minus-Black coefficient) of the middle-game sum; no zeros.
+    pub mg: Vec<(u16, i16)>,
+    /// The same for the end-game sum.
+    pub eg: Vec<(u16, i16)>,
+    /// Attack units against [White's, Black's] king, where the quadratic
+    /// king-danger penalty applies.
+    pub king_units: [Option<i32>; 2],
+    /// 0..=PHASE_MAX.
+    pub phase: i32,
+    /// End-game scale factor (of SCALE_NORMAL) when the end-game sum favours
+    /// White (> 0), and when it does not.
+    pub scale: [i32; 2],
+    pub white_to_move: bool,
+}
+
+fn sparse(dense: &[i32]) -> Vec<(u16, i16)> {
+    dense
+        .iter()
+        .enumerate()
+        .filter(|(_, &c)| c != 0)
+        .map(|(i, &c)| {
+            debug_assert!(i <= u16::MAX as usize && i16::try_from(c).is_ok());
+            (i as u16, c.clamp(i16::MIN as i32, i16::MAX as i32) as i16)
+        })
+        .collect()
+}
+
+/// Traces the evaluation of `pos`; `None` for dead positions (always 0).
+pub fn trace(pos: &Position) -> Option<EvalTrace> {
+    if pos.is_dead_position() {
+        return None;
+    }
+    let mut c = Collect::new();
+    breakdown_with(pos, &mut c);
+    Some(EvalTrace {
+        mg: sparse(&c.mg),
+        eg: sparse(&c.eg),
+        king_units: c.king_units,
+        phase: phase(pos),
+        scale: [scale_factor(pos, 1), scale_factor(pos, 0)],
+        white_to_move: pos.side_to_move() == Color::White,
+    })
+}
+
+impl EvalTrace {
+    /// The evaluation with integer weights `w` (length `idx::COUNT`), from the
+    /// side to move's point of view, rounded exactly as [`evaluate`] rounds:
+    /// with [`default_params`] it equals `evaluate`.
+    pub fn evaluate_int(&self, w: &[i32]) -> i32 {
+        let dot = |v: &[(u16, i16)]| -> i32 {
+            v.iter().map(|&(i, c)| w[i as usize] * i32::from(c)).sum()
+        };
+        let mut mg = dot(&self.mg);
+        let eg = dot(&self.eg);
+        for (side, units) in self.king_units.iter().enumerate() {
+            if let Some(u) = *units {
+                let danger =
+                    (u * u * w[idx::KING_DANGER_QUADRATIC] / 16).min(w[idx::KING_DANGER_MAX]);
+                mg += if side == 0 { -danger } else { danger };
+            }
+        }
+        let scale = if eg > 0 { self.scale[0] } else { self.scale[1] };
+        let eg = eg * scale / SCALE_NORMAL;
+        let white = (mg * self.phase + eg * (PHASE_MAX - self.phase)) / PHASE_MAX;
+        if self.white_to_move {
+            white
+        } else {
+            -white
+        }
+    }
+
+    /// The evaluation with real-valued weights, from White's point of view,
+    /// without rounding; also returns the weight of the end-game sum in it
+    /// (scale / 128 * (24 - phase) / 24), for [`EvalTrace::add_gradient`].
+    pub fn evaluate_f64(&self, w: &[f64]) -> (f64, f64) {
+        let dot = |v: &[(u16, i16)]| -> f64 {
+            v.iter().map(|&(i, c)| w[i as usize] * f64::from(c)).sum()
+        };
+        let mut mg = dot(&self.mg);
+        let eg = dot(&self.eg);
+        for (side, units) in self.king_units.iter().enumerate() {
+            if let Some(u) = *units {
+                let u2 = f64::from(u * u) / 16.0;
+                let danger = (u2 * w[idx::KING_DANGER_QUADRATIC]).min(w[idx::KING_DANGER_MAX]);
+                mg += if side == 0 { -danger } else { danger };
+            }
+        }
+        let scale = if eg > 0.0 {
+            self.scale[0]
+        } else {
+            self.scale[1]
+        };
+        let phase = f64::from(self.phase) / f64::from(PHASE_MAX);
+        let eg_weight = f64::from(scale) / f64::from(SCALE_NORMAL) * (1.0 - phase);
+        (mg * phase + eg * eg_weight, eg_weight)
+    }
+
+    /// Adds `g` times the gradient of [`EvalTrace::evaluate_f64`]'s score
+    /// (at `w`, with its `eg_weight`) to `grad`.
+    pub fn add_gradient(&self, w: &[f64], eg_weight: f64, g: f64, grad: &mut [f64]) {
+        let gm = g * f64::from(self.phase) / f64::from(PHASE_MAX);
+        let ge = g * eg_weight;
+        for &(i, c) in &self.mg {
+            grad[i as usize] += gm * f64::from(c);
+        }
+        for &(i, c) in &self.eg {
+            grad[i as usize] += ge * f64::from(c);
+        }
+        for (side, units) in self.king_units.iter().enumerate() {
+            if let Some(u) = *units {
+                let sign = if side == 0 { -gm } else { gm };
+                let u2 = f64::from(u * u) / 16.0;
+                if u2 * w[idx::KING_DANGER_QUADRATIC] < w[idx::KING_DANGER_MAX] {
+                    grad[idx::KING_DANGER_QUADRATIC] += sign * u2;
+                } else {
+                    grad[idx::KING_DANGER_MAX] += sign;
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -1350,6 +1926,109 @@ mod tests {
             s.contains("king safety") && s.contains("phase 24/24"),
             "{s}"
         );
+    }
+
+    /// Positions reached by random play from every test position.
+    fn random_walk_positions(plies: usize) -> Vec<Position> {
+        let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+        let mut out = Vec::new();
+        for fen in FENS {
+            let mut p = pos(fen);
+            for _ in 0..plies {
+                out.push(p);
+                let moves = crate::movegen::legal_moves(&p);
+                if moves.is_empty() {
+                    break;
+                }
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                p.make_move(moves[(rng % moves.len() as u64) as usize]);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn parameter_layout() {
+        let w = default_params();
+        assert_eq!(w.len(), idx::COUNT);
+        let mut next = 0;
+        for item in TUNABLES {
+            assert_eq!(item.offset, next, "{}", item.name);
+            next += item.shape.size();
+        }
+        assert_eq!(next, idx::COUNT);
+        assert_eq!(w[idx::KNIGHT_VALUE + 1], KNIGHT_VALUE.eg());
+        assert_eq!(w[idx::ROOK_MOBILITY + 2 * 3], ROOK_MOBILITY[3].mg());
+        assert_eq!(w[idx::KING_PST_MG + 63], KING_PST_MG[63]);
+        assert_eq!(w[idx::MOPUP_BN_CORNER], MOPUP_BN_CORNER);
+    }
+
+    #[test]
+    fn trace_reproduces_evaluate() {
+        let w = default_params();
+        let wf: Vec<f64> = w.iter().map(|&x| f64::from(x)).collect();
+        let positions = random_walk_positions(120);
+        assert!(positions.len() > 1500, "{}", positions.len());
+        let mut traced = 0;
+        for p in &positions {
+            let expected = evaluate(p);
+            let Some(t) = trace(p) else {
+                assert_eq!(expected, 0);
+                continue;
+            };
+            traced += 1;
+            assert_eq!(
+                t.evaluate_int(&w),
+                expected,
+                "{}\n{}",
+                p.to_fen(),
+                evaluate_verbose(p)
+            );
+            // Without rounding: within the two truncations.
+            let white = if t.white_to_move { expected } else { -expected };
+            let (f, _) = t.evaluate_f64(&wf);
+            assert!(
+                (f - f64::from(white)).abs() < 2.0,
+                "{}: {f} vs {white}",
+                p.to_fen()
+            );
+        }
+        assert!(traced > 1500);
+    }
+
+    #[test]
+    fn trace_gradient_matches_finite_differences() {
+        let w: Vec<f64> = default_params().iter().map(|&x| f64::from(x)).collect();
+        let mut seen_danger = false;
+        for p in random_walk_positions(40).iter().step_by(7) {
+            let Some(t) = trace(p) else { continue };
+            seen_danger |= t.king_units.iter().any(|u| u.is_some());
+            let (_, eg_weight) = t.evaluate_f64(&w);
+            let mut grad = vec![0.0; idx::COUNT];
+            t.add_gradient(&w, eg_weight, 1.0, &mut grad);
+            let touched =
+                t.mg.iter()
+                    .chain(&t.eg)
+                    .map(|&(i, _)| i as usize)
+                    .chain([idx::KING_DANGER_QUADRATIC, idx::KING_DANGER_MAX]);
+            for i in touched {
+                let h = 1e-3;
+                let mut up = w.clone();
+                up[i] += h;
+                let mut down = w.clone();
+                down[i] -= h;
+                let numeric = (t.evaluate_f64(&up).0 - t.evaluate_f64(&down).0) / (2.0 * h);
+                assert!(
+                    (numeric - grad[i]).abs() < 1e-6 * (1.0 + numeric.abs()),
+                    "{} param {i}: numeric {numeric} vs analytic {}",
+                    p.to_fen(),
+                    grad[i]
+                );
+            }
+        }
+        assert!(seen_danger);
     }
 
     /// `cargo test --release --lib eval::tests::speed -- --ignored --nocapture`

@@ -6,6 +6,7 @@
 pub mod attacks;
 pub mod bench;
 pub mod bitboard;
+pub mod datagen;
 pub mod eval;
 pub mod movegen;
 pub mod moves;
@@ -15,6 +16,7 @@ pub mod search;
 pub mod see;
 pub mod time;
 pub mod tt;
+pub mod tune;
 pub mod types;
 pub mod uci;
 pub mod zobrist;

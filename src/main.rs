@@ -11,7 +11,11 @@ const USAGE: &str = "usage:
                                 perft divide of one position (default: start position)
   guoxiang perft --suite <file> [--max-depth D] [--max-count N] [--threads N] [--960]
                                 check every position of an EPD or block-format perft suite
-  guoxiang bench [depth]        fixed-depth search of the bench positions; prints nodes and nps";
+  guoxiang bench [depth]        fixed-depth search of the bench positions; prints nodes and nps
+  guoxiang datagen [--games N] [--nodes N] [--threads N] [--seed S] [--out FILE] [--openings FILE]
+                                self-play games; writes quiet positions as `FEN | result`
+  guoxiang tune --data FILE [--epochs N] [--lr X] [--out FILE] [--write-eval src/eval.rs]
+                                Texel-tunes the evaluation weights on datagen positions";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -22,6 +26,8 @@ fn main() -> ExitCode {
         }
         Some("perft") => perft_command(&args[1..]),
         Some("bench") => bench_command(&args[1..]),
+        Some("datagen") => guoxiang::datagen::command(&args[1..]),
+        Some("tune") => guoxiang::tune::command(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             ExitCode::SUCCESS

@@ -1,0 +1,609 @@
+//! `guoxiang datagen`: self-play games that produce training positions for
+//! the evaluation tuner (`guoxiang tune`, see [`crate::tune`]). Only the
+//! engine's own games are used: no positions, games or evaluations from any
+//! other engine.
+//!
+//! ```text
+//! guoxiang datagen --games 2000 --nodes 5000 --threads 2 --seed 1 --out selfplay.txt
+//! guoxiang datagen --games 2000 --openings book.epd --random-plies 4 --out selfplay.txt
+//! ```
+//!
+//! Options (defaults in brackets):
+//!
+//! * `--games N` [100]: games to play.
+//! * `--nodes N` [5000]: nodes searched per move (one search thread).
+//! * `--threads N` [1]: games played at once; every thread has its own
+//!   transposition table (`--hash MB` [4]) and search tables.
+//! * `--seed S` [1]: the seed of the random openings.
+//! * `--out FILE` [selfplay.txt]: where the positions go (appended to with
+//!   `--append`, otherwise overwritten).
+//! * `--openings FILE` [none]: an EPD or FEN file, one position a line; each
+//!   game starts from a random line of it, then plays `--random-plies`
+//!   random legal plies [4]. Without a file, games start from the start
+//!   position and `--random-plies` defaults to 8.
+//! * `--max-plies N` [400]: a game that lasts this long is a draw.
+//! * `--win-score CP` [2000] and `--win-plies N` [4]: a game is adjudicated
+//!   as won once the search gives one side more than CP for N plies in a row.
+//! * `--max-opening-score CP` [400]: openings the search already scores
+//!   beyond CP are drawn again.
+//!
+//! Games end on mate, stalemate, threefold repetition, the 50-move rule, a
+//! dead position, the win adjudication above, or after `--max-plies`.
+//!
+//! Written positions are quiet: not in check, the move the search chose is
+//! not a capture or a promotion, no mate score, and not among the first 8
+//! plies after the opening. Each is one line, the FEN, a bar, and the game's
+//! result from White's point of view:
+//!
+//! ```text
+//! r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4 | 0.5
+//! ```
+//!
+//! Every game depends only on the seed and its number (the tables are
+//! cleared before each game, and a node-limited one-thread search is
+//! deterministic), and games are written in order of their number, so the
+//! output is the same for a given seed whatever `--threads` is.
+
+use crate::movegen::legal_moves;
+use crate::moves::Move;
+use crate::position::Position;
+use crate::search::{run_search, SearchEvent, SearchRequest, SharedState, ThreadData, MATE_BOUND};
+use crate::time::Limits;
+use crate::tt::TranspositionTable;
+use crate::types::Color;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+/// Everything one `datagen` run needs.
+#[derive(Clone, Debug)]
+pub struct DatagenOptions {
+    pub games: u64,
+    pub nodes: u64,
+    pub threads: usize,
+    pub seed: u64,
+    /// Opening positions (FENs); empty: the start position.
+    pub openings: Vec<String>,
+    /// Random legal plies played after the opening position.
+    pub random_plies: usize,
+    pub hash_mb: usize,
+    pub max_plies: usize,
+    /// Plies after the opening whose positions are not written.
+    pub skip_plies: usize,
+    pub win_score: i32,
+    pub win_plies: usize,
+    pub max_opening_score: i32,
+}
+
+impl Default for DatagenOptions {
+    fn default() -> DatagenOptions {
+        DatagenOptions {
+            games: 100,
+            nodes: 5000,
+            threads: 1,
+            seed: 1,
+            openings: Vec::new(),
+            random_plies: 8,
+            hash_mb: 4,
+            max_plies: 400,
+            skip_plies: 8,
+            win_score: 2000,
+            win_plies: 4,
+            max_opening_score: 400,
+        }
+    }
+}
+
+/// Totals of a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DatagenStats {
+    pub games: u64,
+    pub positions: u64,
+    pub white_wins: u64,
+    pub draws: u64,
+    pub black_wins: u64,
+    /// Plies played, openings excluded.
+    pub plies: u64,
+}
+
+/// One finished game.
+struct Game {
+    /// Quiet positions as FENs.
+    fens: Vec<String>,
+    /// 1.0, 0.5 or 0.0, White's point of view.
+    result: f64,
+    plies: u64,
+}
+
+/// SplitMix64: small, fast, and good enough to pick openings.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        ((self.next() as u128 * n as u128) >> 64) as usize
+    }
+}
+
+/// A one-thread search limited to `nodes`: the move and its score (side to
+/// move's view; 0 if not even depth 1 was finished).
+pub fn search_nodes(
+    pos: &Position,
+    history: &[u64],
+    nodes: u64,
+    tt: &TranspositionTable,
+    data: &mut Vec<ThreadData>,
+) -> (Option<Move>, i32) {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let request = SearchRequest {
+        position: *pos,
+        history: history.to_vec(),
+        limits: Limits {
+            nodes: Some(nodes.max(1)),
+            ..Limits::default()
+        },
+        threads: 1,
+        multipv: 1,
+        move_overhead_ms: 0,
+        start: Instant::now(),
+    };
+    let shared = SharedState::new(1, false);
+    let (best, _) = run_search(&request, tt, &shared, data, &tx);
+    drop(tx);
+    let score = rx
+        .try_iter()
+        .filter_map(|e| match e {
+            SearchEvent::Info(i) if i.bound.is_none() => Some(i.score),
+            _ => None,
+        })
+        .last()
+        .unwrap_or(0);
+    (best, score)
+}
+
+/// Plays game number `index`. The tables are cleared first, so the game
+/// depends only on the options and `index`.
+fn play_game(
+    opts: &DatagenOptions,
+    index: u64,
+    tt: &TranspositionTable,
+    data: &mut Vec<ThreadData>,
+) -> Game {
+    tt.clear();
+    data.clear();
+    data.push(ThreadData::default());
+    let mut rng = Rng(opts.seed ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03));
+    rng.next();
+
+    // Opening: a book line (or the start position) plus random plies; drawn
+    // again if it is over already or clearly lost for one side.
+    let mut pos = Position::startpos();
+    let mut history: Vec<u64> = Vec::new();
+    for attempt in 0..100 {
+        pos = match opts.openings.len() {
+            0 => Position::startpos(),
+            n => Position::from_fen(&opts.openings[rng.below(n)], false)
+                .unwrap_or_else(|_| Position::startpos()),
+        };
+        history.clear();
+        let mut ok = true;
+        for _ in 0..opts.random_plies {
+            let moves = legal_moves(&pos);
+            if moves.is_empty() {
+                ok = false;
+                break;
+            }
+            history.push(pos.key());
+            pos.make_move(moves[rng.below(moves.len())]);
+        }
+        if !ok || legal_moves(&pos).is_empty() {
+            continue;
+        }
+        if attempt < 99 && opts.max_opening_score > 0 {
+            let (_, score) = search_nodes(&pos, &history, opts.nodes, tt, data);
+            if score.abs() > opts.max_opening_score {
+                continue;
+            }
+        }
+        break;
+    }
+
+    let mut fens = Vec::new();
+    let mut ply = 0usize;
+    // Plies in a row with a winning score, and for which side.
+    let mut streak = 0usize;
+    let mut streak_side = Color::White;
+    let result = loop {
+        let stm = pos.side_to_move();
+        let stm_loses = if stm == Color::White { 0.0 } else { 1.0 };
+        if legal_moves(&pos).is_empty() {
+            break if pos.in_check() { stm_loses } else { 0.5 };
+        }
+        if pos.fifty_move_clock_expired()
+            || pos.is_dead_position()
+            || pos.repetitions(&history) >= 2
+            || ply >= opts.max_plies
+        {
+            break 0.5;
+        }
+        let (best, score) = search_nodes(&pos, &history, opts.nodes, tt, data);
+        let Some(best) = best else {
+            break 0.5;
+        };
+        let white_score = if stm == Color::White { score } else { -score };
+        if white_score.abs() > opts.win_score {
+            let side = if white_score > 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            if streak > 0 && side == streak_side {
+                streak += 1;
+            } else {
+                streak = 1;
+                streak_side = side;
+            }
+            if streak >= opts.win_plies {
+                break if side == Color::White { 1.0 } else { 0.0 };
+            }
+        } else {
+            streak = 0;
+        }
+        if ply >= opts.skip_plies
+            && !pos.in_check()
+            && !pos.is_capture(best)
+            && best.promotion_piece().is_none()
+            && score.abs() < MATE_BOUND
+        {
+            fens.push(pos.to_fen());
+        }
+        history.push(pos.key());
+        pos.make_move(best);
+        ply += 1;
+    };
+    Game {
+        fens,
+        result,
+        plies: ply as u64,
+    }
+}
+
+/// Plays `opts.games` games on `opts.threads` threads and writes their
+/// positions to `out` in game order. `progress` is called after every game.
+pub fn generate(
+    opts: &DatagenOptions,
+    out: &mut dyn Write,
+    progress: &mut dyn FnMut(&DatagenStats),
+) -> Result<DatagenStats, String> {
+    let threads = opts.threads.max(1);
+    let mut tables = Vec::with_capacity(threads);
+    for _ in 0..threads {
+        tables.push(TranspositionTable::new(opts.hash_mb.max(1))?);
+    }
+    let next = AtomicU64::new(0);
+    let (tx, rx) = crossbeam_channel::unbounded::<(u64, Game)>();
+    let mut stats = DatagenStats::default();
+    let mut write_error: Option<String> = None;
+
+    std::thread::scope(|s| -> Result<(), String> {
+        for (i, tt) in tables.iter().enumerate() {
+            let tx = tx.clone();
+            let next = &next;
+            std::thread::Builder::new()
+                .name(format!("datagen {i}"))
+                .stack_size(16 << 20)
+                .spawn_scoped(s, move || {
+                    let mut data = Vec::new();
+                    loop {
+                        let index = next.fetch_add(1, Ordering::Relaxed);
+                        if index >= opts.games {
+                            break;
+                        }
+                        let game = play_game(opts, index, tt, &mut data);
+                        if tx.send((index, game)).is_err() {
+                            break;
+                        }
+                    }
+                })
+                .map_err(|e| format!("cannot start a datagen thread: {e}"))?;
+        }
+        drop(tx);
+
+        // Write finished games in order of their number.
+        let mut pending: BTreeMap<u64, Game> = BTreeMap::new();
+        let mut next_to_write = 0u64;
+        for (index, game) in rx.iter() {
+            pending.insert(index, game);
+            while let Some(game) = pending.remove(&next_to_write) {
+                next_to_write += 1;
+                let result = match game.result {
+                    r if r > 0.75 => {
+                        stats.white_wins += 1;
+                        "1.0"
+                    }
+                    r if r < 0.25 => {
+                        stats.black_wins += 1;
+                        "0.0"
+                    }
+                    _ => {
+                        stats.draws += 1;
+                        "0.5"
+                    }
+                };
+                if write_error.is_none() {
+                    for fen in &game.fens {
+                        if let Err(e) = writeln!(out, "{fen} | {result}") {
+                            write_error = Some(e.to_string());
+                            // Stop handing out games; the running ones finish.
+                            next.store(opts.games, Ordering::Relaxed);
+                            break;
+                        }
+                    }
+                }
+                stats.games += 1;
+                stats.positions += game.fens.len() as u64;
+                stats.plies += game.plies;
+                progress(&stats);
+            }
+        }
+        Ok(())
+    })?;
+    if let Some(e) = write_error {
+        return Err(format!("cannot write the positions: {e}"));
+    }
+    out.flush()
+        .map_err(|e| format!("cannot write the positions: {e}"))?;
+    Ok(stats)
+}
+
+/// Reads an EPD or FEN file: the board, side, castling and en-passant fields
+/// of every line (plus the move counters when they are there). Lines that do
+/// not parse are skipped and counted.
+pub fn read_openings(text: &str) -> (Vec<String>, usize) {
+    let mut fens = Vec::new();
+    let mut bad = 0;
+    for line in text.lines() {
+        let line = line.split('|').next().unwrap_or("").trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        if fields.len() < 4 {
+            bad += 1;
+            continue;
+        }
+        let counters = fields.len() >= 6
+            && fields[4].parse::<u16>().is_ok()
+            && fields[5].parse::<u16>().is_ok();
+        let fen = if counters {
+            fields[..6].join(" ")
+        } else {
+            format!("{} 0 1", fields[..4].join(" "))
+        };
+        match Position::from_fen(&fen, false) {
+            Ok(p) if !legal_moves(&p).is_empty() => fens.push(fen),
+            _ => bad += 1,
+        }
+    }
+    (fens, bad)
+}
+
+const USAGE: &str = "usage: guoxiang datagen [--games N] [--nodes N] [--threads N] [--seed S]
+                        [--out FILE] [--append] [--openings FILE] [--random-plies N]
+                        [--hash MB] [--max-plies N] [--win-score CP] [--win-plies N]
+                        [--max-opening-score CP]";
+
+fn value<T: std::str::FromStr>(args: &[String], i: &mut usize, flag: &str) -> Result<T, String> {
+    *i += 1;
+    let v = args
+        .get(*i)
+        .ok_or_else(|| format!("{flag} needs a value"))?;
+    v.parse()
+        .map_err(|_| format!("{flag}: '{v}' is not a valid value"))
+}
+
+/// The `datagen` subcommand.
+pub fn command(args: &[String]) -> ExitCode {
+    match command_main(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("datagen: {message}\n{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn command_main(args: &[String]) -> Result<(), String> {
+    let mut opts = DatagenOptions::default();
+    let mut out_path = "selfplay.txt".to_string();
+    let mut append = false;
+    let mut book: Option<String> = None;
+    let mut random_plies: Option<usize> = None;
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--games" => opts.games = value(args, &mut i, "--games")?,
+            "--nodes" => opts.nodes = value(args, &mut i, "--nodes")?,
+            "--threads" => opts.threads = value(args, &mut i, "--threads")?,
+            "--seed" => opts.seed = value(args, &mut i, "--seed")?,
+            "--out" => out_path = value(args, &mut i, "--out")?,
+            "--append" => append = true,
+            "--openings" => book = Some(value(args, &mut i, "--openings")?),
+            "--random-plies" => random_plies = Some(value(args, &mut i, "--random-plies")?),
+            "--hash" => opts.hash_mb = value(args, &mut i, "--hash")?,
+            "--max-plies" => opts.max_plies = value(args, &mut i, "--max-plies")?,
+            "--win-score" => opts.win_score = value(args, &mut i, "--win-score")?,
+            "--win-plies" => opts.win_plies = value(args, &mut i, "--win-plies")?,
+            "--max-opening-score" => {
+                opts.max_opening_score = value(args, &mut i, "--max-opening-score")?
+            }
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return Ok(());
+            }
+            other => return Err(format!("unknown option '{other}'")),
+        }
+        i += 1;
+    }
+    if !(1..=256).contains(&opts.threads) {
+        return Err("--threads must be from 1 to 256".into());
+    }
+    if !(1..=4096).contains(&opts.hash_mb) {
+        return Err("--hash must be from 1 to 4096".into());
+    }
+    if opts.nodes == 0 || opts.win_plies == 0 {
+        return Err("--nodes and --win-plies must be at least 1".into());
+    }
+    if let Some(path) = &book {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("cannot read '{path}': {e}"))?;
+        let (fens, bad) = read_openings(&text);
+        if fens.is_empty() {
+            return Err(format!("'{path}' holds no usable position"));
+        }
+        eprintln!(
+            "{} openings from {path}{}",
+            fens.len(),
+            if bad > 0 {
+                format!(" ({bad} lines skipped)")
+            } else {
+                String::new()
+            }
+        );
+        opts.openings = fens;
+    }
+    opts.random_plies = random_plies.unwrap_or(if opts.openings.is_empty() { 8 } else { 4 });
+
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .append(append)
+        .truncate(!append)
+        .open(&out_path)
+        .map_err(|e| format!("cannot open '{out_path}': {e}"))?;
+    let mut out = std::io::BufWriter::new(file);
+    eprintln!(
+        "datagen: {} games, {} nodes per move, {} thread(s), seed {}, into {out_path}",
+        opts.games, opts.nodes, opts.threads, opts.seed
+    );
+    let start = Instant::now();
+    let mut last_report = Instant::now();
+    let total = opts.games;
+    let mut progress = |s: &DatagenStats| {
+        if last_report.elapsed().as_secs_f64() >= 5.0 || s.games == total {
+            last_report = Instant::now();
+            let secs = start.elapsed().as_secs_f64().max(1e-9);
+            eprintln!(
+                "games {}/{total}  positions {}  {:.2} games/s  {:.0} positions/s  +{} ={} -{}",
+                s.games,
+                s.positions,
+                s.games as f64 / secs,
+                s.positions as f64 / secs,
+                s.white_wins,
+                s.draws,
+                s.black_wins
+            );
+        }
+    };
+    let stats = generate(&opts, &mut out, &mut progress)?;
+    let secs = start.elapsed().as_secs_f64();
+    println!(
+        "{} games ({} plies, +{} ={} -{} for White), {} positions written to {out_path} in {:.1} s ({:.2} games/s)",
+        stats.games,
+        stats.plies,
+        stats.white_wins,
+        stats.draws,
+        stats.black_wins,
+        stats.positions,
+        secs,
+        stats.games as f64 / secs.max(1e-9)
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(opts: &DatagenOptions) -> (String, DatagenStats) {
+        let mut out = Vec::new();
+        let stats = generate(opts, &mut out, &mut |_| {}).expect("datagen runs");
+        (String::from_utf8(out).expect("utf-8"), stats)
+    }
+
+    fn tiny() -> DatagenOptions {
+        DatagenOptions {
+            games: 2,
+            nodes: 300,
+            hash_mb: 1,
+            max_plies: 120,
+            ..DatagenOptions::default()
+        }
+    }
+
+    #[test]
+    fn writes_well_formed_quiet_positions() {
+        let (text, stats) = run(&tiny());
+        assert_eq!(stats.games, 2);
+        assert_eq!(stats.white_wins + stats.draws + stats.black_wins, 2);
+        assert!(stats.positions > 0, "no positions");
+        assert_eq!(text.lines().count() as u64, stats.positions);
+        for line in text.lines() {
+            let (fen, result) = line.split_once(" | ").expect("FEN | result");
+            assert!(["1.0", "0.5", "0.0"].contains(&result), "{line}");
+            let pos = Position::from_fen(fen, false).expect("valid FEN");
+            assert_eq!(pos.to_fen(), fen);
+            assert!(!pos.in_check(), "{line}");
+            assert!(!legal_moves(&pos).is_empty(), "{line}");
+        }
+    }
+
+    #[test]
+    fn same_seed_same_games_whatever_the_threads() {
+        let opts = DatagenOptions {
+            games: 3,
+            nodes: 150,
+            max_plies: 60,
+            ..tiny()
+        };
+        let (a, _) = run(&opts);
+        let (b, _) = run(&DatagenOptions {
+            threads: 2,
+            ..opts.clone()
+        });
+        assert_eq!(a, b);
+        let (c, _) = run(&DatagenOptions { seed: 2, ..opts });
+        assert_ne!(a, c);
+    }
+
+    #[test]
+    fn openings_from_epd_and_fen_lines() {
+        let text = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 id \"e4\";\n\
+                    # comment\n\
+                    \n\
+                    r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3\n\
+                    not a fen\n\
+                    7k/5QQ1/8/8/8/8/8/K7 b - - 0 1\n";
+        let (fens, bad) = read_openings(text);
+        assert_eq!(fens.len(), 2, "{fens:?}");
+        assert_eq!(bad, 2); // the garbage line and the stalemate
+        assert!(fens[0].ends_with(" 0 1"));
+        let (out, stats) = run(&DatagenOptions {
+            games: 1,
+            openings: fens,
+            random_plies: 2,
+            ..tiny()
+        });
+        assert_eq!(stats.games, 1);
+        assert_eq!(out.lines().count() as u64, stats.positions);
+    }
+}
