@@ -78,6 +78,8 @@ pub struct SharedState {
     /// When the clock started, in nanoseconds after the `go`; `ponderhit` moves it.
     pub clock_start_ns: AtomicU64,
     node_counts: Vec<AtomicU64>,
+    /// The deepest iteration any helper has completed: (depth, score, pv).
+    deepest_helper: std::sync::Mutex<Option<(i32, i32, Vec<Move>)>>,
 }
 
 impl SharedState {
@@ -87,6 +89,7 @@ impl SharedState {
             pondering: AtomicBool::new(pondering),
             clock_start_ns: AtomicU64::new(0),
             node_counts: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
+            deepest_helper: std::sync::Mutex::new(None),
         }
     }
 
@@ -182,6 +185,8 @@ struct Searcher<'a> {
     root_moves: Vec<RootMove>,
     pv_index: usize,
     root_depth: i32,
+    /// The last iteration this thread finished.
+    completed_depth: i32,
     lmr: [[i32; LMR_MAX]; LMR_MAX],
 }
 
@@ -217,6 +222,7 @@ impl<'a> Searcher<'a> {
             root_moves: roots.to_vec(),
             pv_index: 0,
             root_depth: 0,
+            completed_depth: 0,
             lmr,
         }
     }
@@ -784,6 +790,9 @@ impl<'a> Searcher<'a> {
         let mut best_move_changes = 0.0f64;
         let mut last_best: Option<Move> = None;
         for depth in 1..=max_depth {
+            if self.skips_depth(depth) {
+                continue;
+            }
             self.root_depth = depth;
             for rm in self.root_moves.iter_mut() {
                 rm.previous_score = rm.score;
@@ -832,7 +841,9 @@ impl<'a> Searcher<'a> {
             if self.stopped() {
                 break;
             }
+            self.completed_depth = depth;
             if !self.is_main() {
+                self.publish_helper_result(depth, max_depth);
                 continue;
             }
             for line in 0..lines {
@@ -861,6 +872,33 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
+    }
+
+    /// Shares a helper's finished iteration; one that reaches the depth
+    /// limit ends the search, since its answer is as deep as asked for.
+    fn publish_helper_result(&self, depth: i32, max_depth: i32) {
+        let best = &self.root_moves[0];
+        if let Ok(mut deepest) = self.shared.deepest_helper.lock() {
+            if deepest.as_ref().is_none_or(|d| d.0 < depth) {
+                *deepest = Some((depth, best.score, best.pv.clone()));
+            }
+        }
+        if depth >= max_depth && self.limits.depth.is_some() {
+            self.shared.stop.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Lazy SMP diversity: helper threads skip some depths (a different
+    /// pattern per helper) so that they run ahead of the main thread and fill
+    /// the shared table with deeper results instead of repeating its work.
+    fn skips_depth(&self, depth: i32) -> bool {
+        const SKIP_SIZE: [i32; 20] = [1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4];
+        const SKIP_PHASE: [i32; 20] = [0, 1, 0, 1, 2, 3, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 6, 7];
+        if self.is_main() || depth <= 1 {
+            return false;
+        }
+        let i = (self.id - 1) % 20;
+        ((depth + SKIP_PHASE[i]) / SKIP_SIZE[i]) % 2 != 0
     }
 
     fn report_line(&self, line: usize, bound: Option<Bound>, bound_score: i32) {
@@ -985,6 +1023,23 @@ pub fn run_search(
         // The main thread decides; stop the helpers (and wait, under ponder/infinite, in the UCI layer).
         shared.stop.store(true, Ordering::Relaxed);
         shared.node_counts[0].store(main.nodes, Ordering::Relaxed);
+        // A helper that finished a deeper iteration than the main thread gives the move.
+        let helper = shared.deepest_helper.lock().ok().and_then(|d| d.clone());
+        if let Some((depth, score, pv)) = helper {
+            let index = pv
+                .first()
+                .and_then(|m| main.root_moves.iter().position(|r| r.mv == *m));
+            if let (Some(index), true) =
+                (index, depth > main.completed_depth && request.multipv <= 1)
+            {
+                main.root_moves.swap(0, index);
+                let rm = &mut main.root_moves[0];
+                rm.score = score;
+                rm.pv = pv;
+                main.root_depth = depth;
+                main.report_line(0, None, 0);
+            }
+        }
         let best = main.root_moves[0].mv;
         let ponder = main.root_moves[0].pv.get(1).copied().or_else(|| {
             let mut next = pos;

@@ -61,9 +61,17 @@ impl TimeBudget {
         let (soft, hard) = if moves_to_go == 1 {
             (left / 2, left * 3 / 4)
         } else {
-            let base = left / moves_to_go + inc * 3 / 4;
-            let soft = base.min(left / 4);
-            let hard = (base * 4).min(left / 2).max(soft);
+            // Lean on the increment only while the clock could absorb a slow
+            // answer: on a loaded machine a move can cost more than the
+            // increment returns, and a low clock must not bleed to zero.
+            let inc_share = if left > 20 * inc {
+                inc * 3 / 4
+            } else {
+                inc / 2
+            };
+            let base = left / moves_to_go + inc_share;
+            let soft = base.min(left / 5);
+            let hard = (base * 4).min(left / 3).max(soft);
             (soft, hard)
         };
         TimeBudget {
@@ -78,7 +86,7 @@ mod tests {
     use super::*;
 
     fn budget(l: Limits) -> (u64, u64) {
-        let b = TimeBudget::new(&l, Color::White, 30);
+        let b = TimeBudget::new(&l, Color::White, 50);
         (
             b.soft.map_or(u64::MAX, |d| d.as_millis() as u64),
             b.hard.map_or(u64::MAX, |d| d.as_millis() as u64),
@@ -91,7 +99,7 @@ mod tests {
             movetime: Some(1000),
             ..Limits::default()
         };
-        assert_eq!(budget(l), (u64::MAX, 970));
+        assert_eq!(budget(l), (u64::MAX, 950));
     }
 
     #[test]
@@ -111,7 +119,7 @@ mod tests {
             };
             let (soft, hard) = budget(l);
             assert!(soft <= hard);
-            let usable = (time - 30).max(1) as u64;
+            let usable = (time - 50).max(1) as u64;
             assert!(
                 hard <= usable.max(1),
                 "hard {hard} > usable {usable} for time {time}"

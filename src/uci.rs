@@ -49,7 +49,7 @@ impl Default for Options {
             threads: 1,
             multipv: 1,
             ponder: false,
-            move_overhead_ms: 30,
+            move_overhead_ms: 50,
             chess960: false,
         }
     }
@@ -307,7 +307,7 @@ impl Engine {
         ));
         send("option name Ponder type check default false");
         send(&format!(
-            "option name Move Overhead type spin default 30 min 0 max {MAX_OVERHEAD_MS}"
+            "option name Move Overhead type spin default 50 min 0 max {MAX_OVERHEAD_MS}"
         ));
         send("option name UCI_Chess960 type check default false");
         send("option name Clear Hash type button");
