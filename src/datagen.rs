@@ -44,10 +44,11 @@
 //! deterministic), and games are written in order of their number, so the
 //! output is the same for a given seed whatever `--threads` is.
 
+use crate::cli::{exit_code, flag_value};
 use crate::movegen::legal_moves;
 use crate::moves::Move;
 use crate::position::Position;
-use crate::search::{run_search, SearchEvent, SearchRequest, SharedState, ThreadData, MATE_BOUND};
+use crate::search::{search_sync, ThreadData, MATE_BOUND};
 use crate::time::Limits;
 use crate::tt::TranspositionTable;
 use crate::types::Color;
@@ -143,30 +144,11 @@ pub fn search_nodes(
     tt: &TranspositionTable,
     data: &mut Vec<ThreadData>,
 ) -> (Option<Move>, i32) {
-    let (tx, rx) = crossbeam_channel::unbounded();
-    let request = SearchRequest {
-        position: *pos,
-        history: history.to_vec(),
-        limits: Limits {
-            nodes: Some(nodes.max(1)),
-            ..Limits::default()
-        },
-        threads: 1,
-        multipv: 1,
-        move_overhead_ms: 0,
-        start: Instant::now(),
+    let limits = Limits {
+        nodes: Some(nodes.max(1)),
+        ..Limits::default()
     };
-    let shared = SharedState::new(1, false);
-    let (best, _) = run_search(&request, tt, &shared, data, &tx);
-    drop(tx);
-    let score = rx
-        .try_iter()
-        .filter_map(|e| match e {
-            SearchEvent::Info(i) if i.bound.is_none() => Some(i.score),
-            _ => None,
-        })
-        .last()
-        .unwrap_or(0);
+    let (best, _, score) = search_sync(pos, history, limits, tt, data);
     (best, score)
 }
 
@@ -402,24 +384,13 @@ const USAGE: &str = "usage: guoxiang datagen [--games N] [--nodes N] [--threads 
                         [--hash MB] [--max-plies N] [--win-score CP] [--win-plies N]
                         [--max-opening-score CP]";
 
-fn value<T: std::str::FromStr>(args: &[String], i: &mut usize, flag: &str) -> Result<T, String> {
-    *i += 1;
-    let v = args
-        .get(*i)
-        .ok_or_else(|| format!("{flag} needs a value"))?;
-    v.parse()
-        .map_err(|_| format!("{flag}: '{v}' is not a valid value"))
-}
-
 /// The `datagen` subcommand.
 pub fn command(args: &[String]) -> ExitCode {
-    match command_main(args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("datagen: {message}\n{USAGE}");
-            ExitCode::from(2)
-        }
-    }
+    exit_code(
+        "datagen",
+        USAGE,
+        command_main(args).map(|()| ExitCode::SUCCESS),
+    )
 }
 
 fn command_main(args: &[String]) -> Result<(), String> {
@@ -431,20 +402,20 @@ fn command_main(args: &[String]) -> Result<(), String> {
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
-            "--games" => opts.games = value(args, &mut i, "--games")?,
-            "--nodes" => opts.nodes = value(args, &mut i, "--nodes")?,
-            "--threads" => opts.threads = value(args, &mut i, "--threads")?,
-            "--seed" => opts.seed = value(args, &mut i, "--seed")?,
-            "--out" => out_path = value(args, &mut i, "--out")?,
+            "--games" => opts.games = flag_value(args, &mut i, "--games")?,
+            "--nodes" => opts.nodes = flag_value(args, &mut i, "--nodes")?,
+            "--threads" => opts.threads = flag_value(args, &mut i, "--threads")?,
+            "--seed" => opts.seed = flag_value(args, &mut i, "--seed")?,
+            "--out" => out_path = flag_value(args, &mut i, "--out")?,
             "--append" => append = true,
-            "--openings" => book = Some(value(args, &mut i, "--openings")?),
-            "--random-plies" => random_plies = Some(value(args, &mut i, "--random-plies")?),
-            "--hash" => opts.hash_mb = value(args, &mut i, "--hash")?,
-            "--max-plies" => opts.max_plies = value(args, &mut i, "--max-plies")?,
-            "--win-score" => opts.win_score = value(args, &mut i, "--win-score")?,
-            "--win-plies" => opts.win_plies = value(args, &mut i, "--win-plies")?,
+            "--openings" => book = Some(flag_value(args, &mut i, "--openings")?),
+            "--random-plies" => random_plies = Some(flag_value(args, &mut i, "--random-plies")?),
+            "--hash" => opts.hash_mb = flag_value(args, &mut i, "--hash")?,
+            "--max-plies" => opts.max_plies = flag_value(args, &mut i, "--max-plies")?,
+            "--win-score" => opts.win_score = flag_value(args, &mut i, "--win-score")?,
+            "--win-plies" => opts.win_plies = flag_value(args, &mut i, "--win-plies")?,
             "--max-opening-score" => {
-                opts.max_opening_score = value(args, &mut i, "--max-opening-score")?
+                opts.max_opening_score = flag_value(args, &mut i, "--max-opening-score")?
             }
             "-h" | "--help" => {
                 println!("{USAGE}");

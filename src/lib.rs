@@ -6,6 +6,7 @@
 pub mod attacks;
 pub mod bench;
 pub mod bitboard;
+pub mod cli;
 pub mod datagen;
 pub mod eval;
 pub mod movegen;

@@ -1,5 +1,6 @@
 //! The `guoxiang` binary: the UCI engine by default, plus `perft` and `bench`.
 
+use guoxiang::cli::{exit_code, flag_value};
 use guoxiang::perft::{divide, parse_suite, run_suite, SuiteOptions};
 use guoxiang::position::{Position, START_FEN};
 use std::process::ExitCode;
@@ -55,29 +56,8 @@ fn bench_command(args: &[String]) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Takes the value after a flag, or reports which flag lacks one.
-fn flag_value<T: std::str::FromStr>(
-    args: &[String],
-    i: &mut usize,
-    flag: &str,
-) -> Result<T, String> {
-    *i += 1;
-    let value = args
-        .get(*i)
-        .ok_or_else(|| format!("{flag} needs a value"))?;
-    value
-        .parse()
-        .map_err(|_| format!("{flag}: '{value}' is not a valid value"))
-}
-
 fn perft_command(args: &[String]) -> ExitCode {
-    match perft_main(args) {
-        Ok(code) => code,
-        Err(message) => {
-            eprintln!("perft: {message}\n{USAGE}");
-            ExitCode::from(2)
-        }
-    }
+    exit_code("perft", USAGE, perft_main(args))
 }
 
 fn perft_main(args: &[String]) -> Result<ExitCode, String> {

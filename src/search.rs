@@ -13,7 +13,7 @@ use crate::moves::{Move, MoveList};
 use crate::position::Position;
 use crate::see::{see_ge, see_value};
 use crate::time::{Limits, TimeBudget};
-use crate::tt::{Bound, TranspositionTable};
+use crate::tt::{Bound, TranspositionTable, TtHit};
 use crate::types::PieceKind;
 use arrayvec::ArrayVec;
 use crossbeam_channel::Sender;
@@ -415,13 +415,7 @@ impl<'a> Searcher<'a> {
         let tt_move = tt_hit.and_then(|h| h.mv);
         if let Some(hit) = tt_hit {
             if !pv_node && hit.depth >= depth {
-                let score = score_from_tt(hit.score, ply);
-                let cutoff = match hit.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => score >= beta,
-                    Bound::Upper => score <= alpha,
-                };
-                if cutoff {
+                if let Some(score) = tt_cutoff(&hit, ply, alpha, beta) {
                     return score;
                 }
             }
@@ -686,16 +680,8 @@ impl<'a> Searcher<'a> {
         }
         let key = pos.key();
         let tt_hit = self.tt.probe(key);
-        if let Some(hit) = tt_hit {
-            let score = score_from_tt(hit.score, ply);
-            let cutoff = match hit.bound {
-                Bound::Exact => true,
-                Bound::Lower => score >= beta,
-                Bound::Upper => score <= alpha,
-            };
-            if cutoff {
-                return score;
-            }
+        if let Some(score) = tt_hit.and_then(|hit| tt_cutoff(&hit, ply, alpha, beta)) {
+            return score;
         }
 
         let mut best_score;
@@ -927,6 +913,18 @@ impl<'a> Searcher<'a> {
     }
 }
 
+/// The stored score if its bound settles the window (alpha, beta).
+#[inline]
+fn tt_cutoff(hit: &TtHit, ply: usize, alpha: i32, beta: i32) -> Option<i32> {
+    let score = score_from_tt(hit.score, ply);
+    let settles = match hit.bound {
+        Bound::Exact => true,
+        Bound::Lower => score >= beta,
+        Bound::Upper => score <= alpha,
+    };
+    settles.then_some(score)
+}
+
 /// Mate scores are stored relative to the node, read back relative to the root.
 fn score_to_tt(score: i32, ply: usize) -> i32 {
     if score >= MATE_BOUND {
@@ -1115,11 +1113,13 @@ impl SearchHandle {
     }
 }
 
-/// Searches synchronously to a fixed depth with one thread (bench, tests).
-pub fn search_fixed_depth(
+/// Searches synchronously with one thread under `limits` (bench, tests,
+/// datagen): the move, the nodes searched and the last exact score (side to
+/// move's view; 0 if not even depth 1 finished).
+pub fn search_sync(
     pos: &Position,
     history: &[u64],
-    depth: i32,
+    limits: Limits,
     tt: &TranspositionTable,
     data: &mut Vec<ThreadData>,
 ) -> (Option<Move>, u64, i32) {
@@ -1127,10 +1127,7 @@ pub fn search_fixed_depth(
     let request = SearchRequest {
         position: *pos,
         history: history.to_vec(),
-        limits: Limits {
-            depth: Some(depth),
-            ..Limits::default()
-        },
+        limits,
         threads: 1,
         multipv: 1,
         move_overhead_ms: 0,
@@ -1140,12 +1137,27 @@ pub fn search_fixed_depth(
     let (best, nodes) = run_search(&request, tt, &shared, data, &tx);
     drop(tx);
     let score = rx
-        .iter()
+        .try_iter()
         .filter_map(|e| match e {
-            SearchEvent::Info(i) => Some(i.score),
+            SearchEvent::Info(i) if i.bound.is_none() => Some(i.score),
             _ => None,
         })
         .last()
         .unwrap_or(0);
     (best, nodes, score)
+}
+
+/// Searches synchronously to a fixed depth with one thread.
+pub fn search_fixed_depth(
+    pos: &Position,
+    history: &[u64],
+    depth: i32,
+    tt: &TranspositionTable,
+    data: &mut Vec<ThreadData>,
+) -> (Option<Move>, u64, i32) {
+    let limits = Limits {
+        depth: Some(depth),
+        ..Limits::default()
+    };
+    search_sync(pos, history, limits, tt, data)
 }

@@ -61,6 +61,7 @@
 //! place (same names, same layout), so a rebuild picks them up. The bench
 //! node count changes with the weights.
 
+use crate::cli::{exit_code, flag_value};
 use crate::eval::{default_params, trace, EvalTrace, Shape, TunableItem, TUNABLES};
 use crate::position::Position;
 use std::process::ExitCode;
@@ -563,24 +564,13 @@ const USAGE: &str = "usage: guoxiang tune --data FILE [--epochs N] [--lr X] [--t
                      [--loss mse|ce] [--validation F] [--reg X] [--min-count N]
                      [--limit N] [--out FILE] [--write-eval PATH]";
 
-fn value<T: std::str::FromStr>(args: &[String], i: &mut usize, flag: &str) -> Result<T, String> {
-    *i += 1;
-    let v = args
-        .get(*i)
-        .ok_or_else(|| format!("{flag} needs a value"))?;
-    v.parse()
-        .map_err(|_| format!("{flag}: '{v}' is not a valid value"))
-}
-
 /// The `tune` subcommand.
 pub fn command(args: &[String]) -> ExitCode {
-    match command_main(args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("tune: {message}\n{USAGE}");
-            ExitCode::from(2)
-        }
-    }
+    exit_code(
+        "tune",
+        USAGE,
+        command_main(args).map(|()| ExitCode::SUCCESS),
+    )
 }
 
 fn command_main(args: &[String]) -> Result<(), String> {
@@ -594,19 +584,19 @@ fn command_main(args: &[String]) -> Result<(), String> {
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
-            "--data" => data = Some(value(args, &mut i, "--data")?),
-            "--epochs" => cfg.epochs = value(args, &mut i, "--epochs")?,
-            "--lr" => cfg.lr = value(args, &mut i, "--lr")?,
-            "--threads" => cfg.threads = value(args, &mut i, "--threads")?,
-            "--k" => fixed_k = Some(value(args, &mut i, "--k")?),
-            "--reg" => cfg.reg = value(args, &mut i, "--reg")?,
-            "--min-count" => cfg.min_count = value(args, &mut i, "--min-count")?,
-            "--validation" => validation_share = value(args, &mut i, "--validation")?,
-            "--limit" => limit = value(args, &mut i, "--limit")?,
-            "--out" => out = Some(value(args, &mut i, "--out")?),
-            "--write-eval" => write_eval = Some(value(args, &mut i, "--write-eval")?),
+            "--data" => data = Some(flag_value(args, &mut i, "--data")?),
+            "--epochs" => cfg.epochs = flag_value(args, &mut i, "--epochs")?,
+            "--lr" => cfg.lr = flag_value(args, &mut i, "--lr")?,
+            "--threads" => cfg.threads = flag_value(args, &mut i, "--threads")?,
+            "--k" => fixed_k = Some(flag_value(args, &mut i, "--k")?),
+            "--reg" => cfg.reg = flag_value(args, &mut i, "--reg")?,
+            "--min-count" => cfg.min_count = flag_value(args, &mut i, "--min-count")?,
+            "--validation" => validation_share = flag_value(args, &mut i, "--validation")?,
+            "--limit" => limit = flag_value(args, &mut i, "--limit")?,
+            "--out" => out = Some(flag_value(args, &mut i, "--out")?),
+            "--write-eval" => write_eval = Some(flag_value(args, &mut i, "--write-eval")?),
             "--loss" => {
-                cfg.kind = match value::<String>(args, &mut i, "--loss")?.as_str() {
+                cfg.kind = match flag_value::<String>(args, &mut i, "--loss")?.as_str() {
                     "mse" => LossKind::Mse,
                     "ce" => LossKind::CrossEntropy,
                     other => return Err(format!("--loss: '{other}' is not mse or ce")),
