@@ -3,78 +3,28 @@
 //! arrive before the mover's clock runs out (a flag, not a speed measurement:
 //! the clocks are seconds long and the engine aims to use a small part of them).
 
+mod common;
+
+use common::Engine;
 use guoxiang::movegen::legal_moves;
 use guoxiang::Position;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
 use std::time::{Duration, Instant};
 
-struct Engine {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
+/// Starts an engine through the shared driver and waits until it is ready.
+fn start_engine() -> Engine {
+    let mut e = Engine::spawn();
+    e.send("uci");
+    wait_for(&mut e, "uciok", Duration::from_secs(10));
+    e.send("setoption name Hash value 8");
+    e.send("isready");
+    wait_for(&mut e, "readyok", Duration::from_secs(10));
+    e
 }
 
-impl Engine {
-    fn start() -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_guoxiang"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("engine starts");
-        let stdin = child.stdin.take().expect("stdin");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        let mut e = Engine {
-            child,
-            stdin,
-            lines,
-        };
-        e.send("uci");
-        e.wait_for("uciok", Duration::from_secs(10));
-        e.send("setoption name Hash value 8");
-        e.send("isready");
-        e.wait_for("readyok", Duration::from_secs(10));
-        e
-    }
-
-    fn send(&mut self, cmd: &str) {
-        writeln!(self.stdin, "{cmd}").expect("engine reads its input");
-        self.stdin.flush().expect("flush");
-    }
-
-    /// Waits for a line starting with `prefix`; panics (fails the test) after `timeout`.
-    fn wait_for(&mut self, prefix: &str, timeout: Duration) -> String {
-        let deadline = Instant::now() + timeout;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) if line.starts_with(prefix) => return line,
-                Ok(_) => {}
-                Err(_) => panic!("no '{prefix}' within {timeout:?}"),
-            }
-        }
-    }
-}
-
-impl Drop for Engine {
-    fn drop(&mut self) {
-        let _ = writeln!(self.stdin, "quit");
-        let _ = self.stdin.flush();
-        std::thread::sleep(Duration::from_millis(50));
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// Waits for a line starting with `prefix`; fails the test after `timeout`.
+fn wait_for(e: &mut Engine, prefix: &str, timeout: Duration) -> String {
+    e.expect_line(|l| l.starts_with(prefix), timeout)
+        .unwrap_or_else(|err| panic!("no '{prefix}' within {timeout:?}: {err}"))
 }
 
 enum Outcome {
@@ -102,7 +52,7 @@ fn play_game(
     for e in engines.iter_mut() {
         e.send("ucinewgame");
         e.send("isready");
-        e.wait_for("readyok", Duration::from_secs(10));
+        wait_for(e, "readyok", Duration::from_secs(10));
     }
     for ply in 0..300 {
         if legal_moves(&pos).is_empty() {
@@ -133,7 +83,11 @@ fn play_game(
         ));
         let started = Instant::now();
         // Waiting longer than the clock is allowed only to report the flag clearly.
-        let line = engine.wait_for("bestmove", Duration::from_millis(clock[side] as u64 + 5000));
+        let line = wait_for(
+            engine,
+            "bestmove",
+            Duration::from_millis(clock[side] as u64 + 5000),
+        );
         let used = started.elapsed().as_millis() as i64;
         assert!(
             used <= clock[side],
@@ -169,7 +123,7 @@ fn fast_games_are_legal_and_in_time() {
         &["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"],
         &["c2c4", "e7e5", "b1c3"],
     ];
-    let mut engines = [Engine::start(), Engine::start()];
+    let mut engines = [start_engine(), start_engine()];
     let mut total_plies = 0;
     for (i, opening) in openings.iter().enumerate() {
         // Alternate colours between games.
