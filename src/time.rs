@@ -44,10 +44,13 @@ impl TimeBudget {
                 hard: Some(Duration::from_millis(t)),
             };
         }
-        let (time, inc) = match us {
-            Color::White => (limits.wtime, limits.winc),
-            Color::Black => (limits.btime, limits.binc),
+        let (ours, theirs) = match us {
+            Color::White => ((limits.wtime, limits.winc), (limits.btime, limits.binc)),
+            Color::Black => ((limits.btime, limits.binc), (limits.wtime, limits.winc)),
         };
+        // A `go` that gives only the opponent's clock still sets a time control:
+        // assume ours is the same rather than think forever.
+        let (time, inc) = if ours.0.is_some() { ours } else { theirs };
         let Some(time) = time else {
             return TimeBudget {
                 soft: None,
@@ -125,6 +128,17 @@ mod tests {
                 "hard {hard} > usable {usable} for time {time}"
             );
         }
+    }
+
+    #[test]
+    fn only_the_opponents_clock_still_limits_the_search() {
+        let l = Limits {
+            btime: Some(10_000),
+            binc: Some(100),
+            ..Limits::default()
+        };
+        let (soft, hard) = budget(l);
+        assert!(soft <= hard && hard < 10_000, "soft {soft} hard {hard}");
     }
 
     #[test]

@@ -150,6 +150,15 @@ fn go_with_movestogo_one() {
     );
 }
 
+/// Only the opponent's clock: the engine assumes its own is the same
+/// instead of searching until told to stop.
+#[test]
+fn go_with_only_the_opponents_clock() {
+    let mut e = engine();
+    search(&mut e, "position startpos", "go btime 300 binc 10");
+    search(&mut e, "position startpos moves e2e4", "go wtime 300");
+}
+
 #[test]
 fn go_with_degenerate_limits() {
     let mut e = engine();
