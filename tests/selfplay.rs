@@ -84,9 +84,7 @@ fn play_game(
             clock[0], clock[1]
         ));
         let started = Instant::now();
-        // The generous wait only tells a hang from a slow answer; overrunning
-        // the clock is reported, not failed, since on a loaded machine the
-        // scheduler decides it (time losses are counted in matches instead).
+        // The generous wait only tells a hang from a slow answer (see the module doc).
         let line = wait_for(
             engine,
             "bestmove",
