@@ -97,122 +97,122 @@ impl Mul<i32> for S {
 // ===========================================================================
 
 // ----- material -----
-pub const PAWN_VALUE: S = S(100, 125);
-pub const KNIGHT_VALUE: S = S(330, 310);
-pub const BISHOP_VALUE: S = S(345, 330);
-pub const ROOK_VALUE: S = S(480, 545);
-pub const QUEEN_VALUE: S = S(980, 1010);
+pub const PAWN_VALUE: S = S(78, 107);
+pub const KNIGHT_VALUE: S = S(346, 318);
+pub const BISHOP_VALUE: S = S(352, 340);
+pub const ROOK_VALUE: S = S(479, 552);
+pub const QUEEN_VALUE: S = S(983, 1013);
 
 // ----- piece-square tables (White's view, a8 first, h1 last) -----
 #[rustfmt::skip]
 pub const PAWN_PST_MG: [i32; 64] = [
       0,   0,   0,   0,   0,   0,   0,   0,
-     40,  45,  35,  45,  45,  35,  45,  40,
-     10,  15,  20,  28,  28,  20,  15,  10,
-      0,   5,  10,  22,  22,  10,   5,   0,
-     -5,   0,   8,  18,  18,   6,   0,  -5,
-     -4,   2,   2,   6,   6,   0,   4,  -4,
-     -6,   0,  -4, -12, -12,   6,   8,  -6,
+     40,  45,  34,  45,  46,  35,  45,  39,
+     13,  12,  20,  27,  28,  21,  15,  10,
+      0,   9,   7,  17,  20,   5,   7,  -4,
+     -4,  -2,   7,  15,  15,  11,   1,  -6,
+      0,  -2,   1,   5,   2,   2,   3,  -6,
+    -10,   2,  -1, -10, -14,   9,   3,  -3,
       0,   0,   0,   0,   0,   0,   0,   0,
 ];
 #[rustfmt::skip]
 pub const PAWN_PST_EG: [i32; 64] = [
       0,   0,   0,   0,   0,   0,   0,   0,
-     45,  45,  40,  35,  35,  40,  45,  45,
-     25,  25,  20,  15,  15,  20,  25,  25,
-     12,  10,   6,   2,   2,   6,  10,  12,
-      4,   2,   0,  -4,  -4,   0,   2,   4,
-      0,   0,  -2,   0,   0,  -2,   0,   0,
-      2,   2,   4,   4,   4,   4,   2,   2,
+     43,  45,  38,  36,  37,  40,  45,  42,
+     25,  22,  23,  16,  16,  22,  25,  24,
+      7,  14,   2,   0,   2,   3,  14,   7,
+      8,   3,   0,  -1,  -8,   0,   2,  -2,
+      4,  -3,   0,  -1,   3,  -5,  -3,  -2,
+      4,   5,   2,   3,   1,   6,   1,   5,
       0,   0,   0,   0,   0,   0,   0,   0,
 ];
 #[rustfmt::skip]
 pub const KNIGHT_PST_MG: [i32; 64] = [
     -90, -40, -30, -25, -25, -30, -40, -90,
     -35, -18,   0,   5,   5,   0, -18, -35,
-    -20,   5,  15,  22,  22,  15,   5, -20,
-    -15,   8,  20,  28,  28,  20,   8, -15,
-    -18,   2,  15,  20,  20,  15,   2, -18,
-    -25,  -2,  10,  12,  12,  10,  -2, -25,
-    -35, -20,  -5,   0,   0,  -5, -20, -35,
-    -70, -28, -30, -22, -22, -30, -28, -70,
+    -20,   4,  15,  24,  21,  16,   5, -20,
+    -15,   9,  21,  29,  30,  22,  10, -14,
+    -19,   1,  12,  20,  23,  13,   3, -17,
+    -26,  -1,   1,  10,  11,  12,  -1, -24,
+    -36, -19,  -5,   7,  -3,  -3, -20, -34,
+    -70, -23, -31, -21, -21, -30, -28, -70,
 ];
 #[rustfmt::skip]
 pub const KNIGHT_PST_EG: [i32; 64] = [
     -60, -40, -28, -22, -22, -28, -40, -60,
     -35, -18,  -8,   0,   0,  -8, -18, -35,
-    -25,  -5,   8,  12,  12,   8,  -5, -25,
-    -20,   0,  14,  20,  20,  14,   0, -20,
-    -20,   0,  12,  18,  18,  12,   0, -20,
-    -25,  -8,   4,  10,  10,   4,  -8, -25,
-    -38, -20, -10,  -4,  -4, -10, -20, -38,
-    -55, -40, -28, -22, -22, -28, -40, -55,
+    -25,  -6,   7,  13,  11,   8,  -5, -25,
+    -19,   1,  17,  20,  20,  15,   0, -20,
+    -19,  -1,   9,  15,  19,  13,   0, -19,
+    -25,  -9,   4,   8,   9,   5,  -7, -24,
+    -38, -20, -11,   0,  -5,  -7, -20, -37,
+    -55, -39, -29, -21, -22, -27, -40, -55,
 ];
 #[rustfmt::skip]
 pub const BISHOP_PST_MG: [i32; 64] = [
     -25, -10, -15, -18, -18, -15, -10, -25,
-    -15,  -4,   0,  -5,  -5,   0,  -4, -15,
-     -8,   6,  10,   8,   8,  10,   6,  -8,
-     -6,   6,   8,  16,  16,   8,   6,  -6,
-     -4,   4,   8,  16,  16,   8,   4,  -4,
-     -2,  10,  10,   8,   8,  10,  10,  -2,
-     -6,  12,   6,   4,   4,   6,  12,  -6,
-    -18,  -4, -10,  -8,  -8, -10,  -4, -18,
+    -15,  -5,   0,  -5,  -5,   0,  -5, -15,
+     -8,   7,  10,   6,   8,  11,   6, -10,
+     -6,   8,   8,  15,  16,   8,   7,  -7,
+     -2,   3,   9,  16,  15,   4,   3,  -4,
+     -5,  11,   8,   8,  14,   7,   8,   1,
+     -6,  13,   5,   3,   2,   8,  17,  -6,
+    -17,  -3,  -5,  -8,  -8,  -6,  -4, -19,
 ];
 #[rustfmt::skip]
 pub const BISHOP_PST_EG: [i32; 64] = [
-    -18, -12,  -8,  -6,  -6,  -8, -12, -18,
-    -10,  -2,   0,   2,   2,   0,  -2, -10,
-     -6,   2,   6,   6,   6,   6,   2,  -6,
-     -4,   4,   8,  10,  10,   8,   4,  -4,
-     -4,   4,   8,  10,  10,   8,   4,  -4,
-     -6,   2,   6,   6,   6,   6,   2,  -6,
-    -10,  -4,   0,   2,   2,   0,  -4, -10,
-    -18, -10,  -8,  -6,  -6,  -8, -10, -18,
+    -18, -12,  -8,  -7,  -6,  -8, -12, -18,
+    -10,  -1,   1,   2,   2,  -1,  -3, -10,
+     -6,   3,   8,   5,   6,   7,   1,  -6,
+     -4,   5,   9,   8,  12,   7,   5,  -4,
+     -4,   4,   9,   9,   8,   7,   3,  -5,
+     -7,   3,   4,   9,  10,   5,   1,  -3,
+    -10,  -6,   0,   2,   3,   1,   0, -11,
+    -16, -10,  -8,  -6,  -7,  -6, -10, -17,
 ];
 #[rustfmt::skip]
 pub const ROOK_PST_MG: [i32; 64] = [
-     10,  12,  14,  16,  16,  14,  12,  10,
-     18,  22,  26,  28,  28,  26,  22,  18,
-     -2,   4,   6,   8,   8,   6,   4,  -2,
-     -8,  -4,   0,   2,   2,   0,  -4,  -8,
-    -12,  -8,  -4,   0,   0,  -4,  -8, -12,
-    -14, -10,  -4,  -2,  -2,  -4, -10, -14,
-    -18, -10,  -6,  -2,  -2,  -6, -10, -18,
-    -10,  -6,   0,   6,   6,   2,  -6, -10,
+     10,  12,  14,  15,  16,  14,  12,  10,
+     15,  22,  27,  28,  27,  26,  22,  18,
+     -1,   4,   7,  10,   8,   6,   4,  -2,
+     -6,  -5,   0,   3,   4,  -1,  -4,  -8,
+    -10,  -8,  -4,   0,   0,  -3,  -9, -12,
+    -12, -10,  -4,  -4,  -1,  -5, -10, -15,
+    -18,  -9,  -4,  -4,  -3,  -6,  -9, -19,
+    -13,  -9,   0,   2,  14,   2,  -6, -14,
 ];
 #[rustfmt::skip]
 pub const ROOK_PST_EG: [i32; 64] = [
-     10,  10,  10,  10,  10,  10,  10,  10,
-     12,  14,  14,  14,  14,  14,  14,  12,
-      6,   6,   6,   6,   6,   6,   6,   6,
-      2,   2,   2,   2,   2,   2,   2,   2,
-      0,   0,   0,   0,   0,   0,   0,   0,
-     -2,  -2,  -2,  -2,  -2,  -2,  -2,  -2,
-     -6,  -4,  -4,  -4,  -4,  -4,  -4,  -6,
-     -6,  -4,  -2,   0,   0,  -2,  -4,  -6,
+     11,  10,  10,  10,  10,  10,  11,  11,
+     12,  14,  16,  14,  14,  14,  14,  12,
+      9,   5,   8,   9,   5,   7,   7,   7,
+      5,   1,   3,   1,   3,   2,   2,   2,
+      1,  -1,   2,   1,   0,   1,   1,   1,
+     -2,  -3,  -2,  -3,  -2,  -1,  -1,  -3,
+     -8,  -3,  -5,  -6,  -5,  -4,  -3,  -7,
+     -7,  -7,   0,  -2,   0,  -6,  -3,  -6,
 ];
 #[rustfmt::skip]
 pub const QUEEN_PST_MG: [i32; 64] = [
     -20, -10,  -8,  -4,  -4,  -8, -10, -20,
-    -12, -16,  -4,   0,   0,  -4, -16, -12,
-     -8,  -4,   2,   4,   4,   2,  -4,  -8,
-     -6,  -4,   2,   4,   4,   2,  -4,  -6,
-     -4,   0,   2,   4,   4,   2,   0,  -4,
-     -6,   2,   4,   2,   2,   4,   2,  -6,
-    -10,   0,   4,   6,   6,   4,   0, -10,
-    -16, -12,  -6,   2,   2,  -6, -12, -16,
+    -13, -17,  -3,   0,   0,  -4, -16, -12,
+     -8,  -5,   2,   4,   4,   2,  -4,  -9,
+     -6,  -4,   3,   3,   5,   1,  -3,  -3,
+     -3,   1,   2,   5,   6,   2,   0,  -4,
+     -7,   1,   3,   4,   2,   3,   2,  -4,
+    -10,   1,   4,   4,   5,   3,   0, -10,
+    -16, -14,  -3,   2,   1,  -6, -12, -16,
 ];
 #[rustfmt::skip]
 pub const QUEEN_PST_EG: [i32; 64] = [
     -20, -10,  -6,  -2,  -2,  -6, -10, -20,
     -10,   0,   6,  10,  10,   6,   0, -10,
-     -6,   6,  12,  16,  16,  12,   6,  -6,
-     -4,   8,  16,  22,  22,  16,   8,  -4,
-     -4,   8,  16,  22,  22,  16,   8,  -4,
-     -6,   4,  10,  14,  14,  10,   4,  -6,
-    -12,  -4,   0,   4,   4,   0,  -4, -12,
-    -22, -14, -10,  -6,  -6, -10, -14, -22,
+     -5,   6,  12,  16,  16,  12,   6,  -6,
+     -4,   8,  16,  23,  23,  16,   9,  -3,
+     -4,   8,  17,  22,  22,  16,   8,  -4,
+     -6,   5,  10,  13,  14,  10,   4,  -5,
+    -12,  -4,   1,   2,   4,   0,  -4, -12,
+    -22, -14,  -9,  -7,  -6, -10, -14, -22,
 ];
 #[rustfmt::skip]
 pub const KING_PST_MG: [i32; 64] = [
@@ -221,93 +221,93 @@ pub const KING_PST_MG: [i32; 64] = [
     -50, -50, -55, -60, -60, -55, -50, -50,
     -45, -45, -50, -55, -55, -50, -45, -45,
     -35, -40, -45, -50, -50, -45, -40, -35,
-    -20, -25, -30, -40, -40, -30, -25, -20,
-     10,  12,  -8, -25, -25, -12,  14,  10,
-     20,  35,  12, -15,   0, -10,  38,  22,
+    -20, -25, -30, -41, -40, -29, -25, -20,
+     11,  11, -10, -24, -25, -12,  12,   9,
+     21,  35,  12, -15,   2, -14,  40,  25,
 ];
 #[rustfmt::skip]
 pub const KING_PST_EG: [i32; 64] = [
-    -70, -40, -30, -25, -25, -30, -40, -70,
-    -35, -10,   0,   5,   5,   0, -10, -35,
-    -25,   5,  18,  25,  25,  18,   5, -25,
-    -22,   5,  22,  30,  30,  22,   5, -22,
-    -25,   0,  18,  25,  25,  18,   0, -25,
-    -30,  -8,   8,  14,  14,   8,  -8, -30,
-    -40, -18,  -6,   0,   0,  -6, -18, -40,
-    -65, -45, -32, -28, -28, -32, -45, -65,
+    -70, -40, -30, -25, -25, -30, -40, -71,
+    -35, -10,   0,   5,   5,   0, -10, -36,
+    -24,   6,  18,  25,  25,  19,   6, -26,
+    -21,   7,  22,  28,  28,  22,   4, -22,
+    -24,  -1,  17,  27,  25,  19,  -1, -27,
+    -30, -10,   5,  11,  14,  10,  -6, -30,
+    -39, -18,  -8,  -2,   0,  -7, -17, -38,
+    -63, -45, -32, -27, -28, -35, -42, -63,
 ];
 
 // ----- mobility: index = attacked squares not holding own pieces and not
 // attacked by enemy pawns -----
 pub const KNIGHT_MOBILITY: [S; 9] = [
-    S(-40, -50),
-    S(-22, -28),
-    S(-8, -12),
-    S(0, -2),
-    S(8, 6),
-    S(14, 12),
-    S(20, 16),
-    S(25, 18),
-    S(30, 20),
+    S(-39, -50),
+    S(-17, -27),
+    S(-5, -10),
+    S(4, 3),
+    S(10, 10),
+    S(17, 15),
+    S(22, 20),
+    S(26, 15),
+    S(26, 12),
 ];
 pub const BISHOP_MOBILITY: [S; 14] = [
-    S(-35, -45),
-    S(-18, -26),
-    S(-6, -12),
-    S(2, -2),
-    S(9, 6),
-    S(15, 12),
-    S(20, 17),
-    S(24, 21),
-    S(27, 25),
-    S(30, 28),
-    S(32, 30),
-    S(34, 32),
-    S(36, 34),
-    S(38, 35),
+    S(-33, -44),
+    S(-16, -27),
+    S(-6, -11),
+    S(3, -3),
+    S(11, 8),
+    S(19, 13),
+    S(20, 20),
+    S(24, 25),
+    S(26, 24),
+    S(29, 28),
+    S(31, 29),
+    S(34, 34),
+    S(35, 33),
+    S(38, 36),
 ];
 pub const ROOK_MOBILITY: [S; 15] = [
-    S(-30, -55),
-    S(-16, -30),
-    S(-8, -14),
-    S(-4, -2),
-    S(0, 8),
-    S(3, 16),
-    S(6, 24),
-    S(10, 30),
-    S(13, 36),
-    S(16, 41),
-    S(18, 45),
-    S(20, 48),
+    S(-29, -55),
+    S(-14, -29),
+    S(-4, -11),
+    S(1, 0),
+    S(2, 7),
+    S(3, 14),
+    S(0, 26),
+    S(6, 30),
+    S(10, 36),
+    S(16, 42),
+    S(19, 47),
+    S(19, 49),
     S(22, 51),
-    S(24, 53),
-    S(25, 55),
+    S(23, 53),
+    S(24, 51),
 ];
 pub const QUEEN_MOBILITY: [S; 28] = [
     S(-20, -40),
     S(-14, -30),
     S(-9, -22),
     S(-5, -15),
-    S(-2, -9),
-    S(0, -4),
-    S(2, 0),
-    S(4, 4),
-    S(6, 8),
-    S(8, 12),
+    S(0, -9),
+    S(-1, -4),
+    S(-1, 0),
+    S(1, 4),
+    S(7, 7),
+    S(11, 13),
     S(10, 15),
-    S(12, 18),
-    S(13, 21),
-    S(14, 24),
-    S(15, 26),
-    S(16, 28),
-    S(17, 30),
-    S(18, 32),
+    S(10, 18),
+    S(14, 21),
+    S(15, 25),
+    S(16, 27),
+    S(18, 29),
+    S(18, 31),
+    S(18, 33),
     S(19, 34),
     S(20, 35),
     S(21, 36),
     S(22, 37),
     S(22, 38),
-    S(23, 39),
+    S(23, 38),
     S(23, 40),
     S(24, 40),
     S(24, 41),
@@ -315,80 +315,80 @@ pub const QUEEN_MOBILITY: [S; 28] = [
 ];
 
 // ----- pawn structure -----
-pub const ISOLATED_PAWN: S = S(-10, -14);
-pub const DOUBLED_PAWN: S = S(-10, -22);
-pub const BACKWARD_PAWN: S = S(-8, -10);
+pub const ISOLATED_PAWN: S = S(-4, -11);
+pub const DOUBLED_PAWN: S = S(-9, -23);
+pub const BACKWARD_PAWN: S = S(-13, -10);
 /// Per defending pawn.
-pub const SUPPORTED_PAWN: S = S(5, 4);
+pub const SUPPORTED_PAWN: S = S(7, 0);
 /// By relative rank, for a pawn that is supported or has a phalanx neighbour.
 pub const CONNECTED_PAWN: [S; 8] = [
     S(0, 0),
-    S(3, 1),
-    S(5, 3),
-    S(9, 7),
-    S(16, 14),
-    S(28, 26),
-    S(48, 44),
+    S(5, 2),
+    S(10, 8),
+    S(7, 8),
+    S(10, 9),
+    S(29, 30),
+    S(48, 42),
     S(0, 0),
 ];
 /// Passed pawn by relative rank.
 pub const PASSED_PAWN: [S; 8] = [
     S(0, 0),
-    S(2, 8),
-    S(4, 12),
-    S(8, 22),
-    S(24, 42),
-    S(45, 80),
-    S(80, 130),
+    S(-1, 10),
+    S(2, 13),
+    S(10, 24),
+    S(24, 47),
+    S(44, 78),
+    S(79, 124),
     S(0, 0),
 ];
 /// Extra for a passed pawn whose squares up to promotion are empty.
 pub const PASSED_FREE_PATH: [S; 8] = [
     S(0, 0),
-    S(0, 2),
+    S(-1, 2),
     S(0, 4),
-    S(2, 8),
-    S(4, 16),
-    S(8, 28),
-    S(14, 45),
+    S(2, 11),
+    S(5, 18),
+    S(9, 31),
+    S(14, 44),
     S(0, 0),
 ];
 /// Extra again when no enemy piece or pawn attacks that empty path.
 pub const PASSED_SAFE_PATH: [S; 8] = [
     S(0, 0),
     S(0, 2),
-    S(0, 4),
-    S(2, 8),
-    S(4, 14),
-    S(8, 24),
-    S(12, 40),
+    S(0, 5),
+    S(1, 8),
+    S(4, 15),
+    S(9, 27),
+    S(12, 41),
     S(0, 0),
 ];
 /// End-game bonus per square of enemy-king distance to the square in front of
 /// a passed pawn, times (relative rank - 2).
-pub const PASSED_KING_THEIRS: i32 = 4;
+pub const PASSED_KING_THEIRS: i32 = 11;
 /// End-game penalty per square of own-king distance to that square, times
 /// (relative rank - 2).
-pub const PASSED_KING_OURS: i32 = 2;
+pub const PASSED_KING_OURS: i32 = 8;
 
 // ----- pieces -----
-pub const BISHOP_PAIR: S = S(30, 50);
-pub const ROOK_OPEN_FILE: S = S(28, 10);
-pub const ROOK_SEMI_OPEN_FILE: S = S(12, 8);
+pub const BISHOP_PAIR: S = S(34, 55);
+pub const ROOK_OPEN_FILE: S = S(23, 5);
+pub const ROOK_SEMI_OPEN_FILE: S = S(12, 13);
 /// Rook on the seventh rank with the enemy king on the eighth or enemy pawns on the seventh.
-pub const ROOK_ON_SEVENTH: S = S(10, 25);
+pub const ROOK_ON_SEVENTH: S = S(7, 24);
 /// Minor on relative ranks 4-6, defended by a pawn, not attackable by enemy pawns.
-pub const KNIGHT_OUTPOST: S = S(22, 12);
-pub const BISHOP_OUTPOST: S = S(12, 6);
+pub const KNIGHT_OUTPOST: S = S(21, 10);
+pub const BISHOP_OUTPOST: S = S(12, 5);
 
 // ----- threats (bonus for the attacking side) -----
 /// Enemy piece attacked by one of our pawns, by its kind.
-pub const THREAT_BY_PAWN: [S; 6] = [S(0, 0), S(45, 30), S(45, 30), S(60, 30), S(55, 30), S(0, 0)];
-pub const THREAT_MINOR_ON_ROOK: S = S(35, 25);
+pub const THREAT_BY_PAWN: [S; 6] = [S(0, 0), S(46, 30), S(46, 30), S(60, 30), S(54, 30), S(0, 0)];
+pub const THREAT_MINOR_ON_ROOK: S = S(38, 25);
 pub const THREAT_MINOR_ON_QUEEN: S = S(35, 25);
-pub const THREAT_ROOK_ON_QUEEN: S = S(35, 15);
+pub const THREAT_ROOK_ON_QUEEN: S = S(36, 15);
 /// Enemy piece (not pawn, not king) attacked by us and not defended at all.
-pub const HANGING_PIECE: S = S(25, 15);
+pub const HANGING_PIECE: S = S(25, 14);
 
 // ----- king safety -----
 /// Attack units per attacked king-zone square, by attacker kind.
@@ -397,7 +397,7 @@ pub const KING_ATTACK_UNITS: [i32; 6] = [0, 2, 2, 3, 5, 0];
 pub const SAFE_CHECK_UNITS: [i32; 6] = [0, 6, 4, 7, 6, 0];
 /// Middle-game penalty = min(units^2 * KING_DANGER_QUADRATIC / 16, KING_DANGER_MAX)
 /// once at least two pieces take part.
-pub const KING_DANGER_QUADRATIC: i32 = 4;
+pub const KING_DANGER_QUADRATIC: i32 = 2;
 pub const KING_DANGER_MAX: i32 = 500;
 /// End-game penalty per attack unit.
 pub const KING_DANGER_EG: i32 = 2;
@@ -405,21 +405,21 @@ pub const KING_DANGER_EG: i32 = 2;
 pub const KING_DANGER_NO_QUEEN_DIV: i32 = 2;
 /// Pawn shield, per file around the king: own pawn one or two ranks ahead,
 /// farther ahead, or missing altogether.
-pub const SHIELD_PAWN_NEAR: S = S(12, 0);
-pub const SHIELD_PAWN_FAR: S = S(5, 0);
-pub const SHIELD_PAWN_DISTANT: S = S(-6, 0);
-pub const SHIELD_PAWN_MISSING: S = S(-14, 0);
+pub const SHIELD_PAWN_NEAR: S = S(9, -5);
+pub const SHIELD_PAWN_FAR: S = S(6, -6);
+pub const SHIELD_PAWN_DISTANT: S = S(-11, -2);
+pub const SHIELD_PAWN_MISSING: S = S(-12, 8);
 /// Files on or next to the king without own pawns (semi-open) or without any pawn (open).
-pub const KING_SEMI_OPEN_FILE: S = S(-10, 0);
-pub const KING_OPEN_FILE: S = S(-22, 0);
+pub const KING_SEMI_OPEN_FILE: S = S(-9, 4);
+pub const KING_OPEN_FILE: S = S(-22, -12);
 
 // ----- misc -----
-pub const TEMPO: S = S(18, 8);
+pub const TEMPO: S = S(14, 5);
 /// End-game bonus driving a bare king to the edge and the kings together.
-pub const MOPUP_EDGE: i32 = 10;
-pub const MOPUP_CLOSE: i32 = 4;
+pub const MOPUP_EDGE: i32 = 9;
+pub const MOPUP_CLOSE: i32 = 2;
 /// Extra for KBN v K: driving the king to a corner of the bishop's colour.
-pub const MOPUP_BN_CORNER: i32 = 12;
+pub const MOPUP_BN_CORNER: i32 = 11;
 
 // ----- end-game scaling (out of SCALE_NORMAL) -----
 pub const SCALE_NORMAL: i32 = 128;
