@@ -154,6 +154,14 @@ struct StackEntry {
 
 const LMR_MAX: usize = 64;
 
+// Move-ordering scores (see `score_moves`). The bands never overlap: a noisy
+// move scores within about ±13,000 of ±GOOD_NOISY_SCORE, so its sign says
+// whether it wins its exchange, and quiet history stays far below KILLER_SCORE.
+const TT_MOVE_SCORE: i32 = 1 << 30;
+const GOOD_NOISY_SCORE: i32 = 1 << 20;
+const KILLER_SCORE: i32 = 1 << 19;
+const UNDERPROMOTION_PENALTY: i32 = -(1 << 21);
+
 fn lmr_table() -> [[i32; LMR_MAX]; LMR_MAX] {
     let mut t = [[0; LMR_MAX]; LMR_MAX];
     for (d, row) in t.iter_mut().enumerate().skip(1) {
@@ -324,7 +332,7 @@ impl<'a> Searcher<'a> {
             .iter()
             .map(|&mv| {
                 if Some(mv) == tt_move {
-                    return 1 << 30;
+                    return TT_MOVE_SCORE;
                 }
                 let captured = pos.captured(mv);
                 let promo = mv.promotion_piece();
@@ -335,21 +343,21 @@ impl<'a> Searcher<'a> {
                         .map_or(0, |p| p.kind().index() as i32);
                     let promo_bonus = match promo {
                         Some(PieceKind::Queen) => 2000,
-                        Some(_) => -(1 << 21),
+                        Some(_) => UNDERPROMOTION_PENALTY,
                         None => 0,
                     };
                     let base = if see_ge(pos, mv, 0) {
-                        1 << 20
+                        GOOD_NOISY_SCORE
                     } else {
-                        -(1 << 20)
+                        -GOOD_NOISY_SCORE
                     };
                     return base + promo_bonus + victim * 8 - attacker;
                 }
                 if killers[0] == Some(mv) {
-                    return (1 << 19) + 2;
+                    return KILLER_SCORE + 2;
                 }
                 if killers[1] == Some(mv) {
-                    return (1 << 19) + 1;
+                    return KILLER_SCORE + 1;
                 }
                 self.data.history[side][mv.from().index()][mv.to().index()] as i32
             })
@@ -359,12 +367,11 @@ impl<'a> Searcher<'a> {
     /// Moves the best-scored remaining move to position `i`.
     #[inline]
     fn pick(moves: &mut [Move], scores: &mut [i32], i: usize) {
-        let mut best = i;
-        for j in i + 1..moves.len() {
-            if scores[j] > scores[best] {
-                best = j;
-            }
-        }
+        // Two passes (a vectorised maximum, then its first index) choose the
+        // same move as one scan with `>`, and run faster.
+        let rest = &scores[i..];
+        let max = rest.iter().copied().max().unwrap_or(i32::MIN);
+        let best = i + rest.iter().position(|&s| s == max).unwrap_or(0);
         moves.swap(i, best);
         scores.swap(i, best);
     }
@@ -717,6 +724,11 @@ impl<'a> Searcher<'a> {
             Self::pick(&mut moves, &mut scores, i);
             let mv = moves[i];
             if !in_check {
+                // Moves come best first, so from the first losing capture or
+                // underpromotion on, every move left is one of those: skip them all.
+                if scores[i] < 0 {
+                    break;
+                }
                 let promo = mv.promotion_piece();
                 if matches!(promo, Some(p) if p != PieceKind::Queen) {
                     continue;
@@ -727,7 +739,13 @@ impl<'a> Searcher<'a> {
                 if stand_pat + gain + 200 <= alpha {
                     continue;
                 }
-                if !see_ge(pos, mv, 0) {
+                // Only the hash move was scored without its exchange.
+                let wins_exchange = if scores[i] == TT_MOVE_SCORE {
+                    see_ge(pos, mv, 0)
+                } else {
+                    scores[i] > 0
+                };
+                if !wins_exchange {
                     continue;
                 }
             }
