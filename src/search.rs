@@ -106,16 +106,36 @@ impl SharedState {
 pub struct ThreadData {
     /// Butterfly history: [side][from][to].
     history: Box<[[[i16; 64]; 64]; 2]>,
+    /// Continuation history: [earlier move's piece-to][this move's piece-to],
+    /// shared by the move one ply back and the move two plies back.
+    continuation: Box<[[i16; PIECE_TO]]>,
+    /// Capture history: [moving piece][to][captured kind].
+    captures: Box<[[[i16; 6]; 64]; 12]>,
     killers: [[Option<Move>; 2]; MAX_PLY + 2],
 }
+
+/// Number of (coloured piece, destination) pairs: the key of continuation history.
+const PIECE_TO: usize = 12 * 64;
+
+/// History entries saturate towards ±this value.
+const HISTORY_LIMIT: i32 = 16384;
 
 impl Default for ThreadData {
     fn default() -> ThreadData {
         ThreadData {
             history: Box::new([[[0; 64]; 64]; 2]),
+            continuation: vec![[0; PIECE_TO]; PIECE_TO].into_boxed_slice(),
+            captures: Box::new([[[0; 6]; 64]; 12]),
             killers: [[None; 2]; MAX_PLY + 2],
         }
     }
+}
+
+/// Moves an entry towards ±HISTORY_LIMIT, ever more slowly as it nears it (gravity).
+#[inline]
+fn apply_gravity(entry: &mut i16, bonus: i32) {
+    let v = *entry as i32;
+    *entry = (v + bonus - v * bonus.abs() / HISTORY_LIMIT) as i16;
 }
 
 impl ThreadData {
@@ -150,6 +170,8 @@ struct RootMove {
 struct StackEntry {
     eval: i32,
     current: Option<Move>,
+    /// `piece.index() * 64 + to` of the move made here; None for a null move.
+    piece_to: Option<usize>,
 }
 
 const LMR_MAX: usize = 64;
@@ -310,11 +332,60 @@ impl<'a> Searcher<'a> {
         (depth * depth * 16).min(1600)
     }
 
-    fn update_history(&mut self, side: usize, mv: Move, bonus: i32) {
-        let h = &mut self.data.history[side][mv.from().index()][mv.to().index()];
-        // Gravity: the entry moves towards ±16384 ever more slowly.
-        let v = *h as i32;
-        *h = (v + bonus - v * bonus.abs() / 16384) as i16;
+    /// The piece-to keys of the moves one and two plies before `ply`, for continuation history.
+    fn previous_piece_to(&self, ply: usize) -> [Option<usize>; 2] {
+        let back = |n: usize| ply.checked_sub(n).and_then(|p| self.stack[p].piece_to);
+        [back(1), back(2)]
+    }
+
+    /// History score of a quiet move: butterfly plus both continuation entries.
+    fn quiet_history(
+        &self,
+        side: usize,
+        mv: Move,
+        piece_to: usize,
+        previous: [Option<usize>; 2],
+    ) -> i32 {
+        let mut score = self.data.history[side][mv.from().index()][mv.to().index()] as i32;
+        for prev in previous.into_iter().flatten() {
+            score += self.data.continuation[prev][piece_to] as i32;
+        }
+        score
+    }
+
+    fn update_quiet_history(
+        &mut self,
+        side: usize,
+        mv: Move,
+        piece_to: usize,
+        previous: [Option<usize>; 2],
+        bonus: i32,
+    ) {
+        apply_gravity(
+            &mut self.data.history[side][mv.from().index()][mv.to().index()],
+            bonus,
+        );
+        for prev in previous.into_iter().flatten() {
+            apply_gravity(&mut self.data.continuation[prev][piece_to], bonus);
+        }
+    }
+
+    fn capture_history(&self, pos: &Position, mv: Move) -> i32 {
+        match (pos.piece_on(mv.from()), pos.captured(mv)) {
+            (Some(piece), Some(victim)) => {
+                self.data.captures[piece.index()][mv.to().index()][victim.index()] as i32
+            }
+            _ => 0,
+        }
+    }
+
+    fn update_capture_history(&mut self, pos: &Position, mv: Move, bonus: i32) {
+        if let (Some(piece), Some(victim)) = (pos.piece_on(mv.from()), pos.captured(mv)) {
+            apply_gravity(
+                &mut self.data.captures[piece.index()][mv.to().index()][victim.index()],
+                bonus,
+            );
+        }
     }
 
     /// Orders moves: TT move, winning captures and promotions, killers,
@@ -328,6 +399,7 @@ impl<'a> Searcher<'a> {
     ) -> ArrayVec<i32, 256> {
         let side = pos.side_to_move().index();
         let killers = self.data.killers[ply];
+        let previous = self.previous_piece_to(ply);
         moves
             .iter()
             .map(|&mv| {
@@ -351,7 +423,8 @@ impl<'a> Searcher<'a> {
                     } else {
                         -GOOD_NOISY_SCORE
                     };
-                    return base + promo_bonus + victim * 8 - attacker;
+                    return base + promo_bonus + victim * 8 + self.capture_history(pos, mv) / 8
+                        - attacker;
                 }
                 if killers[0] == Some(mv) {
                     return KILLER_SCORE + 2;
@@ -359,7 +432,8 @@ impl<'a> Searcher<'a> {
                 if killers[1] == Some(mv) {
                     return KILLER_SCORE + 1;
                 }
-                self.data.history[side][mv.from().index()][mv.to().index()] as i32
+                let piece_to = piece_to(pos, mv);
+                self.quiet_history(side, mv, piece_to, previous)
             })
             .collect()
     }
@@ -463,6 +537,7 @@ impl<'a> Searcher<'a> {
                 self.keys.push(key);
                 let barrier = std::mem::replace(&mut self.null_barrier, self.keys.len());
                 self.stack[ply].current = None;
+                self.stack[ply].piece_to = None;
                 let score = -self.negamax(&next, depth - r, -beta, -beta + 1, ply + 1, !cut_node);
                 self.null_barrier = barrier;
                 self.keys.pop();
@@ -495,6 +570,8 @@ impl<'a> Searcher<'a> {
         let mut best_score = -INFINITE;
         let mut best_move: Option<Move> = None;
         let mut quiets_tried: ArrayVec<Move, 64> = ArrayVec::new();
+        let mut captures_tried: ArrayVec<Move, 32> = ArrayVec::new();
+        let previous = self.previous_piece_to(ply);
         let mut skip_quiets = false;
         let killers = self.data.killers[ply];
 
@@ -548,6 +625,7 @@ impl<'a> Searcher<'a> {
 
             self.keys.push(key);
             self.stack[ply].current = Some(mv);
+            self.stack[ply].piece_to = Some(piece_to(pos, mv));
             let mut score;
             if move_number == 1 {
                 score = -self.negamax(
@@ -570,7 +648,7 @@ impl<'a> Searcher<'a> {
                         r -= 1;
                     }
                     if quiet {
-                        r -= scores[i] / 6000;
+                        r -= scores[i] / 8000;
                     }
                     r = r.clamp(0, (new_depth - 1).max(0));
                 }
@@ -616,26 +694,42 @@ impl<'a> Searcher<'a> {
                         self.update_pv(ply, mv);
                     }
                     if score >= beta {
+                        let bonus = Self::history_bonus(depth);
                         if quiet {
                             let k = &mut self.data.killers[ply];
                             if k[0] != Some(mv) {
                                 k[1] = k[0];
                                 k[0] = Some(mv);
                             }
-                            let bonus = Self::history_bonus(depth);
                             let side = us.index();
-                            self.update_history(side, mv, bonus);
+                            self.update_quiet_history(side, mv, piece_to(pos, mv), previous, bonus);
                             for &q in &quiets_tried {
-                                self.update_history(side, q, -bonus);
+                                self.update_quiet_history(
+                                    side,
+                                    q,
+                                    piece_to(pos, q),
+                                    previous,
+                                    -bonus,
+                                );
                             }
+                        } else if is_capture {
+                            self.update_capture_history(pos, mv, bonus);
+                        }
+                        // Captures that were tried first and failed to cut lose credit either way.
+                        for &c in &captures_tried {
+                            self.update_capture_history(pos, c, -bonus);
                         }
                         break;
                     }
                     alpha = score;
                 }
             }
-            if quiet && Some(mv) != best_move {
-                let _ = quiets_tried.try_push(mv);
+            if Some(mv) != best_move {
+                if quiet {
+                    let _ = quiets_tried.try_push(mv);
+                } else if is_capture {
+                    let _ = captures_tried.try_push(mv);
+                }
             }
         }
 
@@ -929,6 +1023,12 @@ impl<'a> Searcher<'a> {
             pv: rm.pv.clone(),
         }));
     }
+}
+
+/// Continuation-history key of a move: the moving piece and its destination.
+#[inline]
+fn piece_to(pos: &Position, mv: Move) -> usize {
+    pos.piece_on(mv.from()).map_or(0, |p| p.index()) * 64 + mv.to().index()
 }
 
 /// The stored score if its bound settles the window (alpha, beta).
