@@ -14,7 +14,7 @@ use crate::position::Position;
 use crate::see::{see_ge, see_value};
 use crate::time::{Limits, TimeBudget};
 use crate::tt::{Bound, TranspositionTable, TtHit};
-use crate::types::PieceKind;
+use crate::types::{Piece, PieceKind};
 use arrayvec::ArrayVec;
 use crossbeam_channel::Sender;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -370,8 +370,9 @@ impl<'a> Searcher<'a> {
         }
     }
 
-    fn capture_history(&self, pos: &Position, mv: Move) -> i32 {
-        match (pos.piece_on(mv.from()), pos.captured(mv)) {
+    /// Capture history of `mover` taking `victim` with `mv`; 0 for a non-capture.
+    fn capture_history(&self, mover: Option<Piece>, mv: Move, victim: Option<PieceKind>) -> i32 {
+        match (mover, victim) {
             (Some(piece), Some(victim)) => {
                 self.data.captures[piece.index()][mv.to().index()][victim.index()] as i32
             }
@@ -410,9 +411,8 @@ impl<'a> Searcher<'a> {
                 let promo = mv.promotion_piece();
                 if captured.is_some() || promo.is_some() {
                     let victim = captured.map_or(0, see_value);
-                    let attacker = pos
-                        .piece_on(mv.from())
-                        .map_or(0, |p| p.kind().index() as i32);
+                    let mover = pos.piece_on(mv.from());
+                    let attacker = mover.map_or(0, |p| p.kind().index() as i32);
                     let promo_bonus = match promo {
                         Some(PieceKind::Queen) => 2000,
                         Some(_) => UNDERPROMOTION_PENALTY,
@@ -423,7 +423,10 @@ impl<'a> Searcher<'a> {
                     } else {
                         -GOOD_NOISY_SCORE
                     };
-                    return base + promo_bonus + victim * 8 + self.capture_history(pos, mv) / 8
+                    return base
+                        + promo_bonus
+                        + victim * 8
+                        + self.capture_history(mover, mv, captured) / 8
                         - attacker;
                 }
                 if killers[0] == Some(mv) {
