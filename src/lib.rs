@@ -11,6 +11,7 @@ pub mod datagen;
 pub mod eval;
 pub mod movegen;
 pub mod moves;
+pub mod ordering;
 pub mod perft;
 pub mod position;
 pub mod search;

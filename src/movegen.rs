@@ -1,8 +1,9 @@
 //! Fully legal move generation.
 //!
 //! One generator serves three uses through the [`MoveSink`] trait: filling a
-//! move list, and counting moves by popcount without building them (perft's
-//! last ply). It knows nothing of search.
+//! move list, counting moves by popcount without building them (perft's
+//! last ply), and testing whether one given move is among them (`is_legal`). It
+//! knows nothing of search.
 //!
 //! Legality comes from check and pin masks computed in `Position`
 //! (`checkers`, `pinned`): king moves are tested against the attacks with the
@@ -14,7 +15,7 @@ use crate::attacks::{
     between, bishop_attacks, king_attacks, knight_attacks, line, pawn_attacks, rook_attacks,
 };
 use crate::bitboard::Bitboard;
-use crate::moves::{Move, MoveList};
+use crate::moves::{Move, MoveKind, MoveList};
 use crate::position::{castling_index, Position};
 use crate::types::{Color, PieceKind, Square};
 
@@ -99,6 +100,47 @@ impl MoveSink for Counter {
     #[inline(always)]
     fn add_promotions(&mut self, targets: Bitboard, _delta: i8) {
         self.0 += 4 * targets.count() as u64;
+    }
+}
+
+/// Looks for one move among the generated ones instead of storing them.
+struct Finder {
+    target: Move,
+    found: bool,
+}
+
+impl Finder {
+    /// Whether the target is a plain move (spare promotion bits clear).
+    #[inline(always)]
+    fn target_is_normal(&self) -> bool {
+        let t = self.target;
+        t == Move::normal(t.from(), t.to())
+    }
+}
+
+impl MoveSink for Finder {
+    #[inline(always)]
+    fn add(&mut self, mv: Move) {
+        self.found |= mv == self.target;
+    }
+    #[inline(always)]
+    fn add_targets(&mut self, from: Square, targets: Bitboard) {
+        let t = self.target;
+        self.found |= t.from() == from && targets.contains(t.to()) && self.target_is_normal();
+    }
+    #[inline(always)]
+    fn add_pawn_moves(&mut self, targets: Bitboard, delta: i8) {
+        let t = self.target;
+        self.found |= targets.contains(t.to())
+            && t.to().offset(-delta) == t.from()
+            && self.target_is_normal();
+    }
+    #[inline(always)]
+    fn add_promotions(&mut self, targets: Bitboard, delta: i8) {
+        let t = self.target;
+        self.found |= t.kind() == MoveKind::Promotion
+            && targets.contains(t.to())
+            && t.to().offset(-delta) == t.from();
     }
 }
 
@@ -372,7 +414,9 @@ pub(crate) fn generate_all_inline(pos: &Position, list: &mut MoveList) {
 }
 
 /// Whether `mv` is legal here (used for moves from the transposition table,
-/// which may come from another position after a key collision).
+/// which may come from another position after a key collision, and for killer
+/// moves). The generator itself answers, so legality has one definition; it
+/// runs without building a list.
 pub fn is_legal(pos: &Position, mv: Move) -> bool {
     let Some(piece) = pos.piece_on(mv.from()) else {
         return false;
@@ -380,5 +424,10 @@ pub fn is_legal(pos: &Position, mv: Move) -> bool {
     if piece.color() != pos.side_to_move() {
         return false;
     }
-    legal_moves(pos).contains(&mv)
+    let mut finder = Finder {
+        target: mv,
+        found: false,
+    };
+    generate::<Finder, ALL>(pos, &mut finder);
+    finder.found
 }

@@ -1,7 +1,8 @@
 //! The search: iterative deepening with aspiration windows over a principal
 //! variation search (alpha-beta), quiescence search, transposition table,
 //! null-move pruning, reverse futility and futility pruning, late-move
-//! reductions and pruning, check extension, killer and history ordering.
+//! reductions and pruning, check extension. Move ordering lives in
+//! [`crate::ordering`].
 //!
 //! Lazy SMP: several threads run this same search on one shared
 //! transposition table; the main thread owns the clock, reports, and
@@ -10,11 +11,12 @@
 use crate::eval::evaluate;
 use crate::movegen::{generate_moves, legal_moves, GenKind};
 use crate::moves::{Move, MoveList};
+use crate::ordering::{history_bonus, pick, piece_to, MovePicker, Previous, TT_MOVE_SCORE};
 use crate::position::Position;
 use crate::see::{see_ge, see_value};
 use crate::time::{Limits, TimeBudget};
 use crate::tt::{Bound, TranspositionTable, TtHit};
-use crate::types::{Piece, PieceKind};
+use crate::types::PieceKind;
 use arrayvec::ArrayVec;
 use crossbeam_channel::Sender;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -101,48 +103,7 @@ impl SharedState {
     }
 }
 
-/// Per-thread tables that outlive one search (move-ordering statistics).
-#[derive(Clone)]
-pub struct ThreadData {
-    /// Butterfly history: [side][from][to].
-    history: Box<[[[i16; 64]; 64]; 2]>,
-    /// Continuation history: [earlier move's piece-to][this move's piece-to],
-    /// shared by the move one ply back and the move two plies back.
-    continuation: Box<[[i16; PIECE_TO]]>,
-    /// Capture history: [moving piece][to][captured kind].
-    captures: Box<[[[i16; 6]; 64]; 12]>,
-    killers: [[Option<Move>; 2]; MAX_PLY + 2],
-}
-
-/// Number of (coloured piece, destination) pairs: the key of continuation history.
-const PIECE_TO: usize = 12 * 64;
-
-/// History entries saturate towards ±this value.
-const HISTORY_LIMIT: i32 = 16384;
-
-impl Default for ThreadData {
-    fn default() -> ThreadData {
-        ThreadData {
-            history: Box::new([[[0; 64]; 64]; 2]),
-            continuation: vec![[0; PIECE_TO]; PIECE_TO].into_boxed_slice(),
-            captures: Box::new([[[0; 6]; 64]; 12]),
-            killers: [[None; 2]; MAX_PLY + 2],
-        }
-    }
-}
-
-/// Moves an entry towards ±HISTORY_LIMIT, ever more slowly as it nears it (gravity).
-#[inline]
-fn apply_gravity(entry: &mut i16, bonus: i32) {
-    let v = *entry as i32;
-    *entry = (v + bonus - v * bonus.abs() / HISTORY_LIMIT) as i16;
-}
-
-impl ThreadData {
-    pub fn clear(&mut self) {
-        *self = ThreadData::default();
-    }
-}
+pub use crate::ordering::ThreadData;
 
 /// Everything one search needs.
 pub struct SearchRequest {
@@ -175,14 +136,6 @@ struct StackEntry {
 }
 
 const LMR_MAX: usize = 64;
-
-// Move-ordering scores (see `score_moves`). The bands never overlap: a noisy
-// move scores within about ±13,000 of ±GOOD_NOISY_SCORE, so its sign says
-// whether it wins its exchange, and quiet history stays far below KILLER_SCORE.
-const TT_MOVE_SCORE: i32 = 1 << 30;
-const GOOD_NOISY_SCORE: i32 = 1 << 20;
-const KILLER_SCORE: i32 = 1 << 19;
-const UNDERPROMOTION_PENALTY: i32 = -(1 << 21);
 
 fn lmr_table() -> [[i32; LMR_MAX]; LMR_MAX] {
     let mut t = [[0; LMR_MAX]; LMR_MAX];
@@ -328,69 +281,13 @@ impl<'a> Searcher<'a> {
         line.extend(tail[0].iter().copied());
     }
 
-    fn history_bonus(depth: i32) -> i32 {
-        (depth * depth * 16).min(1600)
-    }
-
     /// The piece-to keys of the moves one and two plies before `ply`, for continuation history.
-    fn previous_piece_to(&self, ply: usize) -> [Option<usize>; 2] {
+    fn previous_piece_to(&self, ply: usize) -> Previous {
         let back = |n: usize| ply.checked_sub(n).and_then(|p| self.stack[p].piece_to);
         [back(1), back(2)]
     }
 
-    /// History score of a quiet move: butterfly plus both continuation entries.
-    fn quiet_history(
-        &self,
-        side: usize,
-        mv: Move,
-        piece_to: usize,
-        previous: [Option<usize>; 2],
-    ) -> i32 {
-        let mut score = self.data.history[side][mv.from().index()][mv.to().index()] as i32;
-        for prev in previous.into_iter().flatten() {
-            score += self.data.continuation[prev][piece_to] as i32;
-        }
-        score
-    }
-
-    fn update_quiet_history(
-        &mut self,
-        side: usize,
-        mv: Move,
-        piece_to: usize,
-        previous: [Option<usize>; 2],
-        bonus: i32,
-    ) {
-        apply_gravity(
-            &mut self.data.history[side][mv.from().index()][mv.to().index()],
-            bonus,
-        );
-        for prev in previous.into_iter().flatten() {
-            apply_gravity(&mut self.data.continuation[prev][piece_to], bonus);
-        }
-    }
-
-    /// Capture history of `mover` taking `victim` with `mv`; 0 for a non-capture.
-    fn capture_history(&self, mover: Option<Piece>, mv: Move, victim: Option<PieceKind>) -> i32 {
-        match (mover, victim) {
-            (Some(piece), Some(victim)) => {
-                self.data.captures[piece.index()][mv.to().index()][victim.index()] as i32
-            }
-            _ => 0,
-        }
-    }
-
-    fn update_capture_history(&mut self, pos: &Position, mv: Move, bonus: i32) {
-        if let (Some(piece), Some(victim)) = (pos.piece_on(mv.from()), pos.captured(mv)) {
-            apply_gravity(
-                &mut self.data.captures[piece.index()][mv.to().index()][victim.index()],
-                bonus,
-            );
-        }
-    }
-
-    /// Orders moves: TT move, winning captures and promotions, killers,
-    /// quiet moves by history, losing captures.
+    /// Ordering scores for a whole list (the root's moves, quiescence's captures).
     fn score_moves(
         &self,
         pos: &Position,
@@ -398,59 +295,9 @@ impl<'a> Searcher<'a> {
         tt_move: Option<Move>,
         ply: usize,
     ) -> ArrayVec<i32, 256> {
-        let side = pos.side_to_move().index();
-        let killers = self.data.killers[ply];
-        let previous = self.previous_piece_to(ply);
-        moves
-            .iter()
-            .map(|&mv| {
-                if Some(mv) == tt_move {
-                    return TT_MOVE_SCORE;
-                }
-                let captured = pos.captured(mv);
-                let promo = mv.promotion_piece();
-                if captured.is_some() || promo.is_some() {
-                    let victim = captured.map_or(0, see_value);
-                    let mover = pos.piece_on(mv.from());
-                    let attacker = mover.map_or(0, |p| p.kind().index() as i32);
-                    let promo_bonus = match promo {
-                        Some(PieceKind::Queen) => 2000,
-                        Some(_) => UNDERPROMOTION_PENALTY,
-                        None => 0,
-                    };
-                    let base = if see_ge(pos, mv, 0) {
-                        GOOD_NOISY_SCORE
-                    } else {
-                        -GOOD_NOISY_SCORE
-                    };
-                    return base
-                        + promo_bonus
-                        + victim * 8
-                        + self.capture_history(mover, mv, captured) / 8
-                        - attacker;
-                }
-                if killers[0] == Some(mv) {
-                    return KILLER_SCORE + 2;
-                }
-                if killers[1] == Some(mv) {
-                    return KILLER_SCORE + 1;
-                }
-                let piece_to = piece_to(pos, mv);
-                self.quiet_history(side, mv, piece_to, previous)
-            })
-            .collect()
-    }
-
-    /// Moves the best-scored remaining move to position `i`.
-    #[inline]
-    fn pick(moves: &mut [Move], scores: &mut [i32], i: usize) {
-        // Two passes (a vectorised maximum, then its first index) choose the
-        // same move as one scan with `>`, and run faster.
-        let rest = &scores[i..];
-        let max = rest.iter().copied().max().unwrap_or(i32::MIN);
-        let best = i + rest.iter().position(|&s| s == max).unwrap_or(0);
-        moves.swap(i, best);
-        scores.swap(i, best);
+        let killers = self.data.killers(ply);
+        self.data
+            .score_moves(pos, moves, tt_move, killers, self.previous_piece_to(ply))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -558,48 +405,41 @@ impl<'a> Searcher<'a> {
             depth -= 1;
         }
 
-        let mut moves = MoveList::new();
-        if root {
+        let killers = self.data.killers(ply);
+        let previous = self.previous_piece_to(ply);
+        let mut picker = if root {
+            let mut moves = MoveList::new();
             moves.extend(self.root_moves[self.pv_index..].iter().map(|r| r.mv));
+            let scores = self.score_moves(pos, &moves, tt_move, ply);
+            MovePicker::with_moves(moves, scores)
         } else {
-            generate_moves(pos, GenKind::All, &mut moves);
-        }
-        if moves.is_empty() {
-            return if in_check { -MATE + ply as i32 } else { DRAW };
-        }
-        let mut scores = self.score_moves(pos, &moves, tt_move, ply);
+            MovePicker::new(tt_move, killers, previous)
+        };
 
         let original_alpha = alpha;
         let mut best_score = -INFINITE;
         let mut best_move: Option<Move> = None;
         let mut quiets_tried: ArrayVec<Move, 64> = ArrayVec::new();
         let mut captures_tried: ArrayVec<Move, 32> = ArrayVec::new();
-        let previous = self.previous_piece_to(ply);
-        let mut skip_quiets = false;
-        let killers = self.data.killers[ply];
+        let mut move_number = 0;
 
-        for i in 0..moves.len() {
-            Self::pick(&mut moves, &mut scores, i);
-            let mv = moves[i];
-            let move_number = i + 1;
+        while let Some((mv, move_score)) = picker.next(pos, self.data) {
+            move_number += 1;
             let is_capture = pos.is_capture(mv);
             let quiet = !is_capture && mv.promotion_piece().is_none();
 
             if !root && best_score > -MATE_BOUND && has_pieces {
                 if quiet {
-                    if skip_quiets {
-                        continue;
-                    }
                     // Late-move pruning: at low depth, late quiet moves rarely matter.
                     if depth <= 8
                         && move_number as i32 >= (3 + depth * depth) / (2 - improving as i32)
                     {
-                        skip_quiets = true;
+                        picker.skip_quiets();
                         continue;
                     }
                     // Futility: this quiet move cannot lift a hopeless static score to alpha.
                     if !in_check && depth <= 8 && eval + 100 + 90 * depth <= alpha {
-                        skip_quiets = true;
+                        picker.skip_quiets();
                         continue;
                     }
                     if depth <= 8 && !see_ge(pos, mv, -25 * depth * depth) {
@@ -641,7 +481,7 @@ impl<'a> Searcher<'a> {
                 );
             } else {
                 let mut r = 0;
-                if depth >= 3 && move_number > 1 + pv_node as usize && (quiet || scores[i] < 0) {
+                if depth >= 3 && move_number > 1 + pv_node as usize && (quiet || move_score < 0) {
                     r = self.lmr[(depth as usize).min(LMR_MAX - 1)][move_number.min(LMR_MAX - 1)];
                     r += i32::from(!pv_node);
                     r += i32::from(!improving);
@@ -651,7 +491,7 @@ impl<'a> Searcher<'a> {
                         r -= 1;
                     }
                     if quiet {
-                        r -= scores[i] / 8000;
+                        r -= move_score / 8000;
                     }
                     r = r.clamp(0, (new_depth - 1).max(0));
                 }
@@ -697,17 +537,19 @@ impl<'a> Searcher<'a> {
                         self.update_pv(ply, mv);
                     }
                     if score >= beta {
-                        let bonus = Self::history_bonus(depth);
+                        let bonus = history_bonus(depth);
                         if quiet {
-                            let k = &mut self.data.killers[ply];
-                            if k[0] != Some(mv) {
-                                k[1] = k[0];
-                                k[0] = Some(mv);
-                            }
+                            self.data.add_killer(ply, mv);
                             let side = us.index();
-                            self.update_quiet_history(side, mv, piece_to(pos, mv), previous, bonus);
+                            self.data.update_quiet_history(
+                                side,
+                                mv,
+                                piece_to(pos, mv),
+                                previous,
+                                bonus,
+                            );
                             for &q in &quiets_tried {
-                                self.update_quiet_history(
+                                self.data.update_quiet_history(
                                     side,
                                     q,
                                     piece_to(pos, q),
@@ -716,11 +558,11 @@ impl<'a> Searcher<'a> {
                                 );
                             }
                         } else if is_capture {
-                            self.update_capture_history(pos, mv, bonus);
+                            self.data.update_capture_history(pos, mv, bonus);
                         }
                         // Captures that were tried first and failed to cut lose credit either way.
                         for &c in &captures_tried {
-                            self.update_capture_history(pos, c, -bonus);
+                            self.data.update_capture_history(pos, c, -bonus);
                         }
                         break;
                     }
@@ -736,6 +578,9 @@ impl<'a> Searcher<'a> {
             }
         }
 
+        if move_number == 0 {
+            return if in_check { -MATE + ply as i32 } else { DRAW };
+        }
         if best_score == -INFINITE {
             // Every move was pruned (cannot happen at the first move, see above); fail low.
             return alpha;
@@ -818,7 +663,7 @@ impl<'a> Searcher<'a> {
         let mut scores = self.score_moves(pos, &moves, tt_hit.and_then(|h| h.mv), ply);
         let mut best_move = None;
         for i in 0..moves.len() {
-            Self::pick(&mut moves, &mut scores, i);
+            pick(&mut moves, &mut scores, i);
             let mv = moves[i];
             if !in_check {
                 // Moves come best first, so from the first losing capture or
@@ -1026,12 +871,6 @@ impl<'a> Searcher<'a> {
             pv: rm.pv.clone(),
         }));
     }
-}
-
-/// Continuation-history key of a move: the moving piece and its destination.
-#[inline]
-fn piece_to(pos: &Position, mv: Move) -> usize {
-    pos.piece_on(mv.from()).map_or(0, |p| p.index()) * 64 + mv.to().index()
 }
 
 /// The stored score if its bound settles the window (alpha, beta).

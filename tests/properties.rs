@@ -517,3 +517,51 @@ fn random_games_from_the_random_suites() {
         random_game(&entry.fen, true, MAX_PLIES / 2, &mut rng);
     }
 }
+
+/// `is_legal` answers for moves that come from nowhere (a hash collision, a
+/// killer from a sibling): every one of the 65,535 possible encodings must get
+/// the answer the move list gives, along random games from every suite.
+#[test]
+fn is_legal_agrees_with_the_move_list_on_every_encoding() {
+    let mut rng = Rng(0x1E6A_1C0D_E5EE_D001);
+    let mut fens: Vec<(String, bool)> = Vec::new();
+    for (suite, chess960) in [
+        (include_str!("../perft/standard.epd"), false),
+        (include_str!("../perft/random-960-xfen.epd"), true),
+    ] {
+        for entry in parse_suite(suite).unwrap().iter().take(8) {
+            fens.push((entry.fen.clone(), chess960));
+        }
+    }
+    let step = if cfg!(debug_assertions) { 12 } else { 3 };
+    let mut checked = 0;
+    for (fen, chess960) in &fens {
+        let mut pos = Position::from_fen(fen, *chess960).unwrap();
+        for ply in 0..36 {
+            let moves = legal_moves(&pos);
+            if ply % step == 0 {
+                for bits in 1..=u16::MAX {
+                    let Some(mv) = Move::from_bits(bits) else {
+                        continue;
+                    };
+                    assert_eq!(
+                        is_legal(&pos, mv),
+                        moves.contains(&mv),
+                        "{} in {}",
+                        mv.to_uci(*chess960),
+                        pos.to_fen()
+                    );
+                }
+                checked += 1;
+            }
+            if moves.is_empty() {
+                break;
+            }
+            pos.make_move(moves[rng.below(moves.len())]);
+        }
+    }
+    assert!(
+        checked >= fens.len() * 2,
+        "only {checked} positions checked"
+    );
+}

@@ -1,0 +1,477 @@
+//! Move ordering: the statistics the search learns as it goes (killers,
+//! butterfly, continuation and capture history), the score each move gets
+//! from them, and the staged picker that hands the search its moves best
+//! first while generating as little as it can.
+//!
+//! Order at a node: the hash move; captures and promotions that win or hold
+//! their exchange (SEE), by victim and capture history; the two killers;
+//! other quiet moves by history; last, the losing captures and the
+//! underpromotions. Quiet moves are generated only once the earlier stages
+//! have failed to cut the node off.
+
+use crate::movegen::{generate_moves, is_legal, GenKind};
+use crate::moves::{Move, MoveList};
+use crate::position::Position;
+use crate::search::MAX_PLY;
+use crate::see::{see_ge, see_value};
+use crate::types::{Piece, PieceKind};
+use arrayvec::ArrayVec;
+
+/// Number of (coloured piece, destination) pairs: the key of continuation history.
+const PIECE_TO: usize = 12 * 64;
+
+/// History entries saturate towards ±this value.
+const HISTORY_LIMIT: i32 = 16384;
+
+// Move-ordering scores. The bands never overlap: a noisy move scores within
+// about ±13,000 of ±GOOD_NOISY_SCORE, so its sign says whether it wins its
+// exchange, and quiet history (three tables, each within ±HISTORY_LIMIT)
+// stays far below KILLER_SCORE.
+pub(crate) const TT_MOVE_SCORE: i32 = 1 << 30;
+const GOOD_NOISY_SCORE: i32 = 1 << 20;
+const KILLER_SCORE: i32 = 1 << 19;
+const UNDERPROMOTION_PENALTY: i32 = -(1 << 21);
+
+/// The continuation-history keys of the moves one and two plies back.
+pub(crate) type Previous = [Option<usize>; 2];
+
+/// Per-thread tables that outlive one search (move-ordering statistics).
+#[derive(Clone)]
+pub struct ThreadData {
+    /// Butterfly history: [side][from][to].
+    history: Box<[[[i16; 64]; 64]; 2]>,
+    /// Continuation history: [earlier move's piece-to][this move's piece-to],
+    /// shared by the move one ply back and the move two plies back.
+    continuation: Box<[[i16; PIECE_TO]]>,
+    /// Capture history: [moving piece][to][captured kind].
+    captures: Box<[[[i16; 6]; 64]; 12]>,
+    killers: [[Option<Move>; 2]; MAX_PLY + 2],
+}
+
+impl Default for ThreadData {
+    fn default() -> ThreadData {
+        ThreadData {
+            history: Box::new([[[0; 64]; 64]; 2]),
+            continuation: vec![[0; PIECE_TO]; PIECE_TO].into_boxed_slice(),
+            captures: Box::new([[[0; 6]; 64]; 12]),
+            killers: [[None; 2]; MAX_PLY + 2],
+        }
+    }
+}
+
+/// Moves an entry towards ±HISTORY_LIMIT, ever more slowly as it nears it (gravity).
+#[inline]
+fn apply_gravity(entry: &mut i16, bonus: i32) {
+    let v = *entry as i32;
+    *entry = (v + bonus - v * bonus.abs() / HISTORY_LIMIT) as i16;
+}
+
+/// How much a cutoff at `depth` moves the histories.
+pub(crate) fn history_bonus(depth: i32) -> i32 {
+    (depth * depth * 16).min(1600)
+}
+
+/// Continuation-history key of a move: the moving piece and its destination.
+#[inline]
+pub(crate) fn piece_to(pos: &Position, mv: Move) -> usize {
+    pos.piece_on(mv.from()).map_or(0, |p| p.index()) * 64 + mv.to().index()
+}
+
+impl ThreadData {
+    pub fn clear(&mut self) {
+        *self = ThreadData::default();
+    }
+
+    pub(crate) fn killers(&self, ply: usize) -> [Option<Move>; 2] {
+        self.killers[ply]
+    }
+
+    /// Remembers a quiet move that cut off at `ply`, newest first.
+    pub(crate) fn add_killer(&mut self, ply: usize, mv: Move) {
+        let k = &mut self.killers[ply];
+        if k[0] != Some(mv) {
+            k[1] = k[0];
+            k[0] = Some(mv);
+        }
+    }
+
+    /// History score of a quiet move: butterfly plus both continuation entries.
+    pub(crate) fn quiet_history(
+        &self,
+        side: usize,
+        mv: Move,
+        piece_to: usize,
+        previous: Previous,
+    ) -> i32 {
+        let mut score = self.history[side][mv.from().index()][mv.to().index()] as i32;
+        for prev in previous.into_iter().flatten() {
+            score += self.continuation[prev][piece_to] as i32;
+        }
+        score
+    }
+
+    pub(crate) fn update_quiet_history(
+        &mut self,
+        side: usize,
+        mv: Move,
+        piece_to: usize,
+        previous: Previous,
+        bonus: i32,
+    ) {
+        apply_gravity(
+            &mut self.history[side][mv.from().index()][mv.to().index()],
+            bonus,
+        );
+        for prev in previous.into_iter().flatten() {
+            apply_gravity(&mut self.continuation[prev][piece_to], bonus);
+        }
+    }
+
+    /// Capture history of `mover` taking `victim` with `mv`; 0 for a non-capture.
+    fn capture_history(&self, mover: Option<Piece>, mv: Move, victim: Option<PieceKind>) -> i32 {
+        match (mover, victim) {
+            (Some(piece), Some(victim)) => {
+                self.captures[piece.index()][mv.to().index()][victim.index()] as i32
+            }
+            _ => 0,
+        }
+    }
+
+    pub(crate) fn update_capture_history(&mut self, pos: &Position, mv: Move, bonus: i32) {
+        if let (Some(piece), Some(victim)) = (pos.piece_on(mv.from()), pos.captured(mv)) {
+            apply_gravity(
+                &mut self.captures[piece.index()][mv.to().index()][victim.index()],
+                bonus,
+            );
+        }
+    }
+
+    /// Score of a capture or promotion: the sign says whether it wins or holds
+    /// its exchange; then the victim, capture history and the cheaper attacker.
+    fn noisy_score(&self, pos: &Position, mv: Move) -> i32 {
+        let captured = pos.captured(mv);
+        let victim = captured.map_or(0, see_value);
+        let mover = pos.piece_on(mv.from());
+        let attacker = mover.map_or(0, |p| p.kind().index() as i32);
+        let promo_bonus = match mv.promotion_piece() {
+            Some(PieceKind::Queen) => 2000,
+            Some(_) => UNDERPROMOTION_PENALTY,
+            None => 0,
+        };
+        let base = if see_ge(pos, mv, 0) {
+            GOOD_NOISY_SCORE
+        } else {
+            -GOOD_NOISY_SCORE
+        };
+        base + promo_bonus + victim * 8 + self.capture_history(mover, mv, captured) / 8 - attacker
+    }
+
+    /// Score of a quiet move: the killers first, then by history.
+    fn quiet_score(
+        &self,
+        pos: &Position,
+        mv: Move,
+        killers: [Option<Move>; 2],
+        previous: Previous,
+    ) -> i32 {
+        if killers[0] == Some(mv) {
+            return KILLER_SCORE + 2;
+        }
+        if killers[1] == Some(mv) {
+            return KILLER_SCORE + 1;
+        }
+        let side = pos.side_to_move().index();
+        self.quiet_history(side, mv, piece_to(pos, mv), previous)
+    }
+
+    /// Scores a whole list at once (the root's moves, quiescence's captures).
+    pub(crate) fn score_moves(
+        &self,
+        pos: &Position,
+        moves: &[Move],
+        tt_move: Option<Move>,
+        killers: [Option<Move>; 2],
+        previous: Previous,
+    ) -> ArrayVec<i32, 256> {
+        moves
+            .iter()
+            .map(|&mv| {
+                if Some(mv) == tt_move {
+                    TT_MOVE_SCORE
+                } else if pos.is_capture(mv) || mv.promotion_piece().is_some() {
+                    self.noisy_score(pos, mv)
+                } else {
+                    self.quiet_score(pos, mv, killers, previous)
+                }
+            })
+            .collect()
+    }
+}
+
+/// Moves the best-scored remaining move to position `i`.
+#[inline]
+pub(crate) fn pick(moves: &mut [Move], scores: &mut [i32], i: usize) {
+    // Two passes (a vectorised maximum, then its first index) choose the
+    // same move as one scan with `>`, and run faster.
+    let rest = &scores[i..];
+    let max = rest.iter().copied().max().unwrap_or(i32::MIN);
+    let best = i + rest.iter().position(|&s| s == max).unwrap_or(0);
+    moves.swap(i, best);
+    scores.swap(i, best);
+}
+
+/// A list of moves with their scores, handed out best first.
+struct ScoredList {
+    moves: MoveList,
+    scores: ArrayVec<i32, 256>,
+    next: usize,
+}
+
+impl ScoredList {
+    fn new() -> ScoredList {
+        ScoredList {
+            moves: MoveList::new(),
+            scores: ArrayVec::new(),
+            next: 0,
+        }
+    }
+
+    /// The best move left if its score is at least `floor`, taken off the list.
+    fn take_best(&mut self, floor: i32) -> Option<(Move, i32)> {
+        let i = self.next;
+        if i >= self.moves.len() {
+            return None;
+        }
+        pick(&mut self.moves, &mut self.scores, i);
+        let score = self.scores[i];
+        if score < floor {
+            return None;
+        }
+        self.next += 1;
+        Some((self.moves[i], score))
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Stage {
+    /// A list given whole (the root's moves), kept in `quiets`.
+    Given,
+    TtMove,
+    GenerateNoisy,
+    GoodNoisy,
+    GenerateQuiets,
+    Quiets,
+    BadNoisy,
+    Done,
+}
+
+/// Hands out the legal moves of one node in stages (see the module text),
+/// each exactly once, with its ordering score.
+pub(crate) struct MovePicker {
+    stage: Stage,
+    tt_move: Option<Move>,
+    killers: [Option<Move>; 2],
+    previous: Previous,
+    noisy: ScoredList,
+    quiets: ScoredList,
+    skip_quiets: bool,
+}
+
+impl MovePicker {
+    /// `tt_move` may be anything (even illegal after a hash collision): it is
+    /// checked before it is handed out.
+    pub(crate) fn new(
+        tt_move: Option<Move>,
+        killers: [Option<Move>; 2],
+        previous: Previous,
+    ) -> MovePicker {
+        MovePicker {
+            stage: Stage::TtMove,
+            tt_move,
+            killers,
+            previous,
+            noisy: ScoredList::new(),
+            quiets: ScoredList::new(),
+            skip_quiets: false,
+        }
+    }
+
+    /// Hands out `moves`, already scored, best first and nothing else.
+    pub(crate) fn with_moves(moves: MoveList, scores: ArrayVec<i32, 256>) -> MovePicker {
+        let mut picker = MovePicker::new(None, [None, None], [None, None]);
+        picker.quiets = ScoredList {
+            moves,
+            scores,
+            next: 0,
+        };
+        picker.stage = Stage::Given;
+        picker
+    }
+
+    /// No more quiet moves from now on (late-move and futility pruning).
+    pub(crate) fn skip_quiets(&mut self) {
+        self.skip_quiets = true;
+    }
+
+    /// The next move and its ordering score, or `None` when all are out.
+    pub(crate) fn next(&mut self, pos: &Position, data: &ThreadData) -> Option<(Move, i32)> {
+        loop {
+            match self.stage {
+                Stage::Given => {
+                    return self.quiets.take_best(i32::MIN);
+                }
+                Stage::TtMove => {
+                    self.stage = Stage::GenerateNoisy;
+                    match self.tt_move {
+                        Some(mv) if is_legal(pos, mv) => return Some((mv, TT_MOVE_SCORE)),
+                        _ => self.tt_move = None,
+                    }
+                }
+                Stage::GenerateNoisy => {
+                    generate_moves(pos, GenKind::Noisy, &mut self.noisy.moves);
+                    self.remove_tt_move_from_noisy();
+                    self.noisy.scores = self
+                        .noisy
+                        .moves
+                        .iter()
+                        .map(|&mv| data.noisy_score(pos, mv))
+                        .collect();
+                    self.stage = Stage::GoodNoisy;
+                }
+                Stage::GoodNoisy => match self.noisy.take_best(0) {
+                    Some(found) => return Some(found),
+                    None => self.stage = Stage::GenerateQuiets,
+                },
+                Stage::GenerateQuiets => {
+                    self.stage = Stage::BadNoisy;
+                    if !self.skip_quiets {
+                        generate_moves(pos, GenKind::Quiet, &mut self.quiets.moves);
+                        if let Some(tt) = self.tt_move {
+                            self.quiets.moves.retain(|m| *m != tt);
+                        }
+                        self.quiets.scores = self
+                            .quiets
+                            .moves
+                            .iter()
+                            .map(|&mv| data.quiet_score(pos, mv, self.killers, self.previous))
+                            .collect();
+                        self.stage = Stage::Quiets;
+                    }
+                }
+                Stage::Quiets => {
+                    if !self.skip_quiets {
+                        if let Some(found) = self.quiets.take_best(i32::MIN) {
+                            return Some(found);
+                        }
+                    }
+                    self.stage = Stage::BadNoisy;
+                }
+                Stage::BadNoisy => match self.noisy.take_best(i32::MIN) {
+                    Some(found) => return Some(found),
+                    None => self.stage = Stage::Done,
+                },
+                Stage::Done => return None,
+            }
+        }
+    }
+
+    fn remove_tt_move_from_noisy(&mut self) {
+        if let Some(tt) = self.tt_move {
+            self.noisy.moves.retain(|m| *m != tt);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::movegen::legal_moves;
+    use crate::types::Square;
+
+    const FENS: [&str; 6] = [
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+        "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+        // In check: evasions go through the same stages.
+        "rnbqkbnr/ppp2ppp/8/1B1pp3/4P3/8/PPPP1PPP/RNBQK1NR b KQkq - 1 3",
+    ];
+
+    fn drain(pos: &Position, picker: &mut MovePicker, data: &ThreadData) -> Vec<(Move, i32)> {
+        std::iter::from_fn(|| picker.next(pos, data)).collect()
+    }
+
+    fn sorted(mut v: Vec<Move>) -> Vec<u16> {
+        let mut bits: Vec<u16> = v.drain(..).map(Move::bits).collect();
+        bits.sort_unstable();
+        bits
+    }
+
+    #[test]
+    fn hands_out_every_legal_move_once_whatever_the_hash_move() {
+        let data = ThreadData::default();
+        for fen in FENS {
+            let pos = Position::from_fen(fen, false).unwrap();
+            let legal = legal_moves(&pos);
+            // The hash move may be legal, illegal here, or missing.
+            let mut candidates: Vec<Option<Move>> = legal.iter().map(|&m| Some(m)).collect();
+            candidates.push(None);
+            candidates.push(Some(Move::normal(Square::new(0), Square::new(63))));
+            for tt in candidates {
+                let killers = [
+                    legal.last().copied(),
+                    Some(Move::normal(Square::new(9), Square::new(1))),
+                ];
+                let mut picker = MovePicker::new(tt, killers, [None, None]);
+                let got = drain(&pos, &mut picker, &data);
+                let moves: Vec<Move> = got.iter().map(|g| g.0).collect();
+                assert_eq!(sorted(moves.clone()), sorted(legal.to_vec()), "{fen}");
+                if let Some(tt) = tt.filter(|m| legal.contains(m)) {
+                    assert_eq!(moves[0], tt, "hash move first in {fen}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn stages_come_in_order() {
+        let data = ThreadData::default();
+        for fen in FENS {
+            let pos = Position::from_fen(fen, false).unwrap();
+            let mut picker = MovePicker::new(None, [None, None], [None, None]);
+            let got = drain(&pos, &mut picker, &data);
+            // Band of each move: 0 good noisy, 1 quiet, 2 losing noisy.
+            let band = |&(mv, score): &(Move, i32)| {
+                let noisy = pos.is_capture(mv) || mv.promotion_piece().is_some();
+                match (noisy, score >= 0) {
+                    (true, true) => 0,
+                    (false, _) => 1,
+                    (true, false) => 2,
+                }
+            };
+            let bands: Vec<i32> = got.iter().map(band).collect();
+            assert!(bands.windows(2).all(|w| w[0] <= w[1]), "{fen}: {bands:?}");
+            for w in got.windows(2) {
+                if band(&w[0]) == band(&w[1]) {
+                    assert!(w[0].1 >= w[1].1, "{fen}: scores out of order");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn skipping_quiets_leaves_the_captures() {
+        let data = ThreadData::default();
+        for fen in FENS {
+            let pos = Position::from_fen(fen, false).unwrap();
+            let mut picker = MovePicker::new(None, [None, None], [None, None]);
+            picker.skip_quiets();
+            let got = drain(&pos, &mut picker, &data);
+            let mut noisy = MoveList::new();
+            generate_moves(&pos, GenKind::Noisy, &mut noisy);
+            let moves: Vec<Move> = got.iter().map(|g| g.0).collect();
+            assert_eq!(sorted(moves), sorted(noisy.to_vec()), "{fen}");
+        }
+    }
+}
