@@ -220,41 +220,9 @@ pub(crate) fn pick(moves: &mut [Move], scores: &mut [i32], i: usize) {
     scores.swap(i, best);
 }
 
-/// A list of moves with their scores, handed out best first.
-struct ScoredList {
-    moves: MoveList,
-    scores: ArrayVec<i32, 256>,
-    next: usize,
-}
-
-impl ScoredList {
-    fn new() -> ScoredList {
-        ScoredList {
-            moves: MoveList::new(),
-            scores: ArrayVec::new(),
-            next: 0,
-        }
-    }
-
-    /// The best move left if its score is at least `floor`, taken off the list.
-    fn take_best(&mut self, floor: i32) -> Option<(Move, i32)> {
-        let i = self.next;
-        if i >= self.moves.len() {
-            return None;
-        }
-        pick(&mut self.moves, &mut self.scores, i);
-        let score = self.scores[i];
-        if score < floor {
-            return None;
-        }
-        self.next += 1;
-        Some((self.moves[i], score))
-    }
-}
-
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Stage {
-    /// A list given whole (the root's moves), kept in `quiets`.
+    /// A list given whole (the root's moves).
     Given,
     TtMove,
     GenerateNoisy,
@@ -267,13 +235,22 @@ enum Stage {
 
 /// Hands out the legal moves of one node in stages (see the module text),
 /// each exactly once, with its ordering score.
+///
+/// One list holds the noisy moves, then the quiet moves once generated; a
+/// second cursor comes back for the losing noisy moves at the end.
 pub(crate) struct MovePicker {
     stage: Stage,
     tt_move: Option<Move>,
     killers: [Option<Move>; 2],
     previous: Previous,
-    noisy: ScoredList,
-    quiets: ScoredList,
+    moves: MoveList,
+    scores: ArrayVec<i32, 256>,
+    /// The next move of the current stage.
+    next: usize,
+    /// Where the noisy moves end (and the quiet moves begin).
+    noisy_end: usize,
+    /// The first losing noisy move.
+    bad_noisy: usize,
     skip_quiets: bool,
 }
 
@@ -290,8 +267,11 @@ impl MovePicker {
             tt_move,
             killers,
             previous,
-            noisy: ScoredList::new(),
-            quiets: ScoredList::new(),
+            moves: MoveList::new(),
+            scores: ArrayVec::new(),
+            next: 0,
+            noisy_end: 0,
+            bad_noisy: 0,
             skip_quiets: false,
         }
     }
@@ -299,11 +279,9 @@ impl MovePicker {
     /// Hands out `moves`, already scored, best first and nothing else.
     pub(crate) fn with_moves(moves: MoveList, scores: ArrayVec<i32, 256>) -> MovePicker {
         let mut picker = MovePicker::new(None, [None, None], [None, None]);
-        picker.quiets = ScoredList {
-            moves,
-            scores,
-            next: 0,
-        };
+        picker.noisy_end = moves.len();
+        picker.moves = moves;
+        picker.scores = scores;
         picker.stage = Stage::Given;
         picker
     }
@@ -313,13 +291,26 @@ impl MovePicker {
         self.skip_quiets = true;
     }
 
+    /// The best move left in `self.next..end` if it scores at least `floor`.
+    fn take_best(&mut self, end: usize, floor: i32) -> Option<(Move, i32)> {
+        let i = self.next;
+        if i >= end {
+            return None;
+        }
+        pick(&mut self.moves[..end], &mut self.scores[..end], i);
+        let score = self.scores[i];
+        if score < floor {
+            return None;
+        }
+        self.next += 1;
+        Some((self.moves[i], score))
+    }
+
     /// The next move and its ordering score, or `None` when all are out.
     pub(crate) fn next(&mut self, pos: &Position, data: &ThreadData) -> Option<(Move, i32)> {
         loop {
             match self.stage {
-                Stage::Given => {
-                    return self.quiets.take_best(i32::MIN);
-                }
+                Stage::Given => return self.take_best(self.noisy_end, i32::MIN),
                 Stage::TtMove => {
                     self.stage = Stage::GenerateNoisy;
                     match self.tt_move {
@@ -328,45 +319,44 @@ impl MovePicker {
                     }
                 }
                 Stage::GenerateNoisy => {
-                    generate_moves(pos, GenKind::Noisy, &mut self.noisy.moves);
-                    self.remove_tt_move_from_noisy();
-                    self.noisy.scores = self
-                        .noisy
-                        .moves
-                        .iter()
-                        .map(|&mv| data.noisy_score(pos, mv))
-                        .collect();
+                    generate_moves(pos, GenKind::Noisy, &mut self.moves);
+                    self.remove_tt_move();
+                    for &mv in &self.moves {
+                        self.scores.push(data.noisy_score(pos, mv));
+                    }
+                    self.noisy_end = self.moves.len();
                     self.stage = Stage::GoodNoisy;
                 }
-                Stage::GoodNoisy => match self.noisy.take_best(0) {
+                Stage::GoodNoisy => match self.take_best(self.noisy_end, 0) {
                     Some(found) => return Some(found),
-                    None => self.stage = Stage::GenerateQuiets,
+                    None => {
+                        self.bad_noisy = self.next;
+                        self.stage = Stage::GenerateQuiets;
+                    }
                 },
                 Stage::GenerateQuiets => {
                     self.stage = Stage::BadNoisy;
                     if !self.skip_quiets {
-                        generate_moves(pos, GenKind::Quiet, &mut self.quiets.moves);
-                        if let Some(tt) = self.tt_move {
-                            self.quiets.moves.retain(|m| *m != tt);
+                        generate_moves(pos, GenKind::Quiet, &mut self.moves);
+                        self.remove_tt_move();
+                        for &mv in &self.moves[self.noisy_end..] {
+                            let score = data.quiet_score(pos, mv, self.killers, self.previous);
+                            self.scores.push(score);
                         }
-                        self.quiets.scores = self
-                            .quiets
-                            .moves
-                            .iter()
-                            .map(|&mv| data.quiet_score(pos, mv, self.killers, self.previous))
-                            .collect();
+                        self.next = self.noisy_end;
                         self.stage = Stage::Quiets;
                     }
                 }
                 Stage::Quiets => {
                     if !self.skip_quiets {
-                        if let Some(found) = self.quiets.take_best(i32::MIN) {
+                        if let Some(found) = self.take_best(self.moves.len(), i32::MIN) {
                             return Some(found);
                         }
                     }
+                    self.next = self.bad_noisy;
                     self.stage = Stage::BadNoisy;
                 }
-                Stage::BadNoisy => match self.noisy.take_best(i32::MIN) {
+                Stage::BadNoisy => match self.take_best(self.noisy_end, i32::MIN) {
                     Some(found) => return Some(found),
                     None => self.stage = Stage::Done,
                 },
@@ -375,9 +365,14 @@ impl MovePicker {
         }
     }
 
-    fn remove_tt_move_from_noisy(&mut self) {
+    /// Drops the hash move from the list (it was handed out first). Only the
+    /// moves not yet scored can hold it, so the scored ones keep their places.
+    fn remove_tt_move(&mut self) {
         if let Some(tt) = self.tt_move {
-            self.noisy.moves.retain(|m| *m != tt);
+            let start = self.scores.len();
+            if let Some(at) = self.moves[start..].iter().position(|&m| m == tt) {
+                self.moves.remove(start + at);
+            }
         }
     }
 }
