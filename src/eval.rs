@@ -12,10 +12,11 @@
 //! are written from White's point of view in board layout (the first row is
 //! the eighth rank) and mirrored for Black.
 //!
-//! [`evaluate`] allocates nothing and computes every attack map once per
-//! call; [`evaluate_verbose`] prints the same terms one by one; [`trace`]
-//! records which weights a position uses, for the tuner (`src/tune.rs`; see
-//! the "Tuning support" section below). Any new weight goes into the
+//! [`evaluate`] computes every attack map once per call and allocates nothing
+//! but each thread's pawn cache, on its first call. [`evaluate_verbose`]
+//! prints the same terms one by one; [`trace`] records which weights a
+//! position uses, for the tuner (`src/tune.rs`; see the "Tuning support"
+//! section below). Any new weight goes into the
 //! `tunables!` list there, and every use of it reports to the tracer, or the
 //! test `trace_reproduces_evaluate` fails.
 
@@ -23,6 +24,7 @@ use crate::attacks::{bishop_attacks, king_attacks, knight_attacks, pawn_attacks,
 use crate::bitboard::Bitboard;
 use crate::position::Position;
 use crate::types::{Color, PieceKind, Square};
+use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
 
@@ -759,8 +761,14 @@ fn breakdown_with<T: Tracer>(pos: &Position, tr: &mut T) -> Breakdown {
         }
         ctx.all_att[i] = all;
     }
+    // The tracer must see every pawn weight, so it never takes the cache.
+    let pawn_terms = if T::ON {
+        pawn_entry(&ctx, tr)
+    } else {
+        cached_pawn_entry(&ctx)
+    };
     for c in Color::ALL {
-        pawn_structure(&ctx, &mut t, c, tr);
+        pawn_structure(&ctx, &pawn_terms, &mut t, c, tr);
         king_safety(pos, &ctx, &mut t, c, tr);
         threats(pos, &ctx, &mut t, c, tr);
     }
@@ -971,91 +979,162 @@ fn pieces<T: Tracer>(pos: &Position, ctx: &mut Ctx, t: &mut Terms, us: Color, tr
     t.pieces[u] = extra;
 }
 
-/// Isolated, doubled, backward, connected and passed pawns.
+/// What the pawns alone decide: the structure terms and which pawns are
+/// passed. Kept per thread in [`PAWN_CACHE`], since the pawns change on few
+/// moves and a search meets the same structures over and over.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct PawnEntry {
+    /// The cache key: both sides' pawns exactly, so a hit is never wrong.
+    /// The empty default is the true entry of a pawnless board.
+    pawns: [Bitboard; 2],
+    structure: [S; 2],
+    /// Each side's passed pawns: no enemy pawn ahead on its own or a
+    /// neighbouring file, and no own pawn in front of it.
+    passed: [Bitboard; 2],
+}
+
+/// Number of [`PawnEntry`] slots per thread (48 bytes each).
+const PAWN_CACHE_SLOTS: usize = 1 << 12;
+
+thread_local! {
+    /// Per-thread pawn cache: search threads, datagen and tuner workers each
+    /// have their own, so no locking.
+    static PAWN_CACHE: RefCell<Box<[PawnEntry]>> =
+        RefCell::new(vec![PawnEntry::default(); PAWN_CACHE_SLOTS].into_boxed_slice());
+}
+
+/// The pawn entry of `ctx`'s pawns, from this thread's cache or computed and stored.
+fn cached_pawn_entry(ctx: &Ctx) -> PawnEntry {
+    let slot = pawn_cache_slot(ctx.pawns);
+    PAWN_CACHE.with(|cache| {
+        let entry = &mut cache.borrow_mut()[slot];
+        if entry.pawns != ctx.pawns {
+            *entry = pawn_entry(ctx, &mut NoTrace);
+        }
+        *entry
+    })
+}
+
+/// The cache slot of a pawn configuration (White's and Black's pawns).
+fn pawn_cache_slot([white, black]: [Bitboard; 2]) -> usize {
+    let mixed = (white.0 ^ black.0.rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (mixed >> (64 - PAWN_CACHE_SLOTS.trailing_zeros())) as usize
+}
+
+/// Computes the pawn entry: isolated, backward, doubled and connected pawns
+/// of both sides, and the passed pawns.
 #[inline(always)]
-fn pawn_structure<T: Tracer>(ctx: &Ctx, t: &mut Terms, us: Color, tr: &mut T) {
-    let them = !us;
+fn pawn_entry<T: Tracer>(ctx: &Ctx, tr: &mut T) -> PawnEntry {
+    let mut entry = PawnEntry {
+        pawns: ctx.pawns,
+        ..PawnEntry::default()
+    };
+    for us in Color::ALL {
+        let them = !us;
+        let u = us.index();
+        let ours = ctx.pawns[u];
+        let theirs = ctx.pawns[them.index()];
+        let mut structure = S::ZERO;
+
+        for sq in ours {
+            let rr = sq.relative_rank(us) as usize;
+            let file = Bitboard::file(sq.file());
+            let adj = adjacent_files(sq.file());
+            let ahead = forward_ranks(us, sq);
+            let front = ahead & file;
+            let stop = push(us, Bitboard::from_square(sq));
+
+            let supporters = pawn_attacks(them, sq) & ours;
+            let phalanx = ours & adj & Bitboard::rank(sq.rank());
+            let doubled = (front & ours).nonempty();
+            let isolated = (ours & adj).is_empty();
+
+            if isolated {
+                structure += ISOLATED_PAWN;
+                if T::ON {
+                    tr.pair(idx::ISOLATED_PAWN, us, 1);
+                }
+            } else if (ours & adj & !ahead).is_empty()
+                && (stop & ctx.pawn_att[them.index()]).nonempty()
+            {
+                // No own pawn beside or behind on a neighbouring file can ever
+                // defend it, and its stop square is held by an enemy pawn.
+                structure += BACKWARD_PAWN;
+                if T::ON {
+                    tr.pair(idx::BACKWARD_PAWN, us, 1);
+                }
+            }
+            if doubled {
+                structure += DOUBLED_PAWN;
+                if T::ON {
+                    tr.pair(idx::DOUBLED_PAWN, us, 1);
+                }
+            }
+            if supporters.nonempty() || phalanx.nonempty() {
+                structure += CONNECTED_PAWN[rr] + SUPPORTED_PAWN * count(supporters);
+                if T::ON {
+                    tr.pair(idx::CONNECTED_PAWN + 2 * rr, us, 1);
+                    tr.pair(idx::SUPPORTED_PAWN, us, count(supporters));
+                }
+            }
+            if !doubled && (theirs & ahead & (file | adj)).is_empty() {
+                entry.passed[u] |= Bitboard::from_square(sq);
+            }
+        }
+        entry.structure[u] = structure;
+    }
+    entry
+}
+
+/// Pawn structure and passed pawns of `us`: the cached pawn-only part, then
+/// what depends on the pieces (king distances, a free and safe path).
+#[inline(always)]
+fn pawn_structure<T: Tracer>(
+    ctx: &Ctx,
+    pawn_entry: &PawnEntry,
+    t: &mut Terms,
+    us: Color,
+    tr: &mut T,
+) {
     let u = us.index();
-    let th = them.index();
-    let ours = ctx.pawns[u];
-    let theirs = ctx.pawns[th];
-    let mut structure = S::ZERO;
+    let th = (!us).index();
     let mut passed = S::ZERO;
-
-    for sq in ours {
+    for sq in pawn_entry.passed[u] {
         let rr = sq.relative_rank(us) as usize;
-        let file = Bitboard::file(sq.file());
-        let adj = adjacent_files(sq.file());
-        let ahead = forward_ranks(us, sq);
-        let front = ahead & file;
+        let front = forward_ranks(us, sq) & Bitboard::file(sq.file());
         let stop = push(us, Bitboard::from_square(sq));
-
-        let supporters = pawn_attacks(them, sq) & ours;
-        let phalanx = ours & adj & Bitboard::rank(sq.rank());
-        let doubled = (front & ours).nonempty();
-        let isolated = (ours & adj).is_empty();
-
-        if isolated {
-            structure += ISOLATED_PAWN;
+        passed += PASSED_PAWN[rr];
+        if T::ON {
+            tr.pair(idx::PASSED_PAWN + 2 * rr, us, 1);
+        }
+        let w = rr as i32 - 2;
+        if w > 0 {
+            let block = stop.lsb();
+            let d_them = distance(ctx.king[th], block);
+            let d_us = distance(ctx.king[u], block);
+            passed += S(
+                0,
+                w * (PASSED_KING_THEIRS * d_them - PASSED_KING_OURS * d_us),
+            );
             if T::ON {
-                tr.pair(idx::ISOLATED_PAWN, us, 1);
-            }
-        } else if (ours & adj & !ahead).is_empty() && (stop & ctx.pawn_att[th]).nonempty() {
-            // No own pawn beside or behind on a neighbouring file can ever
-            // defend it, and its stop square is held by an enemy pawn.
-            structure += BACKWARD_PAWN;
-            if T::ON {
-                tr.pair(idx::BACKWARD_PAWN, us, 1);
+                tr.eg(idx::PASSED_KING_THEIRS, us, w * d_them);
+                tr.eg(idx::PASSED_KING_OURS, us, -w * d_us);
             }
         }
-        if doubled {
-            structure += DOUBLED_PAWN;
+        if (front & ctx.occ).is_empty() {
+            passed += PASSED_FREE_PATH[rr];
             if T::ON {
-                tr.pair(idx::DOUBLED_PAWN, us, 1);
+                tr.pair(idx::PASSED_FREE_PATH + 2 * rr, us, 1);
             }
-        }
-        if supporters.nonempty() || phalanx.nonempty() {
-            structure += CONNECTED_PAWN[rr] + SUPPORTED_PAWN * count(supporters);
-            if T::ON {
-                tr.pair(idx::CONNECTED_PAWN + 2 * rr, us, 1);
-                tr.pair(idx::SUPPORTED_PAWN, us, count(supporters));
-            }
-        }
-
-        if !doubled && (theirs & ahead & (file | adj)).is_empty() {
-            passed += PASSED_PAWN[rr];
-            if T::ON {
-                tr.pair(idx::PASSED_PAWN + 2 * rr, us, 1);
-            }
-            let w = rr as i32 - 2;
-            if w > 0 {
-                let block = stop.lsb();
-                let d_them = distance(ctx.king[th], block);
-                let d_us = distance(ctx.king[u], block);
-                passed += S(
-                    0,
-                    w * (PASSED_KING_THEIRS * d_them - PASSED_KING_OURS * d_us),
-                );
+            if (front & ctx.all_att[th]).is_empty() {
+                passed += PASSED_SAFE_PATH[rr];
                 if T::ON {
-                    tr.eg(idx::PASSED_KING_THEIRS, us, w * d_them);
-                    tr.eg(idx::PASSED_KING_OURS, us, -w * d_us);
-                }
-            }
-            if (front & ctx.occ).is_empty() {
-                passed += PASSED_FREE_PATH[rr];
-                if T::ON {
-                    tr.pair(idx::PASSED_FREE_PATH + 2 * rr, us, 1);
-                }
-                if (front & ctx.all_att[th]).is_empty() {
-                    passed += PASSED_SAFE_PATH[rr];
-                    if T::ON {
-                        tr.pair(idx::PASSED_SAFE_PATH + 2 * rr, us, 1);
-                    }
+                    tr.pair(idx::PASSED_SAFE_PATH + 2 * rr, us, 1);
                 }
             }
         }
     }
-    t.pawns[u] = structure;
+    t.pawns[u] = pawn_entry.structure[u];
     t.passed[u] = passed;
 }
 
@@ -1967,6 +2046,47 @@ mod tests {
             }
         }
         out
+    }
+
+    /// A tracer that records nothing but, being `ON`, bypasses the pawn cache.
+    struct Uncached;
+
+    impl Tracer for Uncached {
+        const ON: bool = true;
+        fn pair(&mut self, _: usize, _: Color, _: i32) {}
+        fn mg(&mut self, _: usize, _: Color, _: i32) {}
+        fn eg(&mut self, _: usize, _: Color, _: i32) {}
+        fn king_danger(&mut self, _: Color, _: i32) {}
+    }
+
+    #[test]
+    fn the_pawn_cache_never_changes_a_score() {
+        let positions = random_walk_positions(80);
+        let uncached: Vec<i32> = positions
+            .iter()
+            .map(|p| breakdown_with(p, &mut Uncached).white)
+            .collect();
+        // Forward, then backward: each position meets the cache in another state.
+        for order in [false, true] {
+            for i in 0..positions.len() {
+                let i = if order { positions.len() - 1 - i } else { i };
+                let p = &positions[i];
+                assert_eq!(breakdown(p).white, uncached[i], "{}", p.to_fen());
+            }
+        }
+        // The walk must make different pawn structures share a slot, or
+        // replacement went untested.
+        let mut by_slot = std::collections::HashMap::new();
+        let mut sharing = 0;
+        for p in &positions {
+            let pawns = [
+                p.pieces_of(Color::White, PieceKind::Pawn),
+                p.pieces_of(Color::Black, PieceKind::Pawn),
+            ];
+            let first = *by_slot.entry(pawn_cache_slot(pawns)).or_insert(pawns);
+            sharing += usize::from(first != pawns);
+        }
+        assert!(sharing > 0);
     }
 
     #[test]
