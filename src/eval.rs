@@ -982,7 +982,7 @@ fn pieces<T: Tracer>(pos: &Position, ctx: &mut Ctx, t: &mut Terms, us: Color, tr
 /// What the pawns alone decide: the structure terms and which pawns are
 /// passed. Kept per thread in [`PAWN_CACHE`], since the pawns change on few
 /// moves and a search meets the same structures over and over.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default)]
 struct PawnEntry {
     /// The cache key: both sides' pawns exactly, so a hit is never wrong.
     /// The empty default is the true entry of a pawnless board.
