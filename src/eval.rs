@@ -366,6 +366,20 @@ pub const PASSED_SAFE_PATH: [S; 8] = [
     S(12, 41),
     S(0, 0),
 ];
+/// Candidate passed pawn by relative rank: no pawn ahead on its file, and at
+/// least as many own pawns beside or behind it on the neighbouring files as
+/// enemy pawns ahead on them, so trading them off would leave it passed.
+/// Zero until a tune on own data sets it.
+pub const CANDIDATE_PASSED: [S; 8] = [
+    S(0, 0),
+    S(0, 0),
+    S(0, 0),
+    S(0, 0),
+    S(0, 0),
+    S(0, 0),
+    S(0, 0),
+    S(0, 0),
+];
 /// End-game bonus per square of enemy-king distance to the square in front of
 /// a passed pawn, times (relative rank - 2).
 pub const PASSED_KING_THEIRS: i32 = 11;
@@ -414,6 +428,30 @@ pub const SHIELD_PAWN_MISSING: S = S(-12, 8);
 /// Files on or next to the king without own pawns (semi-open) or without any pawn (open).
 pub const KING_SEMI_OPEN_FILE: S = S(-9, 4);
 pub const KING_OPEN_FILE: S = S(-22, -12);
+/// Pawn storm, per file on or next to the king: the enemy pawn nearest the
+/// king ahead of it on that file, by that pawn's rank relative to the king's
+/// side; `BLOCKED_STORM` when an own pawn stands right in front of it. Zero
+/// until a tune on own data sets them.
+pub const PAWN_STORM: [S; 8] = [
+    S(0, 0),
+    S(0, 0),
+    S(0, 0),
+    S(0, 0),
+    S(0, 0),
+    S(0, 0),
+    S(0, 0),
+    S(0, 0),
+];
+pub const BLOCKED_STORM: [S; 8] = [
+    S(0, 0),
+    S(0, 0),
+    S(0, 0),
+    S(0, 0),
+    S(0, 0),
+    S(0, 0),
+    S(0, 0),
+    S(0, 0),
+];
 
 // ----- misc -----
 pub const TEMPO: S = S(14, 5);
@@ -1079,6 +1117,15 @@ fn pawn_entry<T: Tracer>(ctx: &Ctx, tr: &mut T) -> PawnEntry {
             }
             if !doubled && (theirs & ahead & (file | adj)).is_empty() {
                 entry.passed[u] |= Bitboard::from_square(sq);
+            } else if !doubled && (theirs & front).is_empty() {
+                let helpers = ours & adj & !ahead;
+                let sentries = theirs & adj & ahead;
+                if count(helpers) >= count(sentries) {
+                    structure += CANDIDATE_PASSED[rr];
+                    if T::ON {
+                        tr.pair(idx::CANDIDATE_PASSED + 2 * rr, us, 1);
+                    }
+                }
             }
         }
         entry.structure[u] = structure;
@@ -1177,6 +1224,25 @@ fn king_safety<T: Tracer>(pos: &Position, ctx: &Ctx, t: &mut Terms, us: Color, t
                 }
             };
             tr.pair(at, us, 1);
+        }
+        let storm = theirs & file & ahead;
+        if storm.nonempty() {
+            let storm_sq = rearmost(us, storm);
+            let rr = storm_sq.relative_rank(us) as usize;
+            let blocked = (push(them, Bitboard::from_square(storm_sq)) & ours).nonempty();
+            s += if blocked {
+                BLOCKED_STORM[rr]
+            } else {
+                PAWN_STORM[rr]
+            };
+            if T::ON {
+                let at = if blocked {
+                    idx::BLOCKED_STORM
+                } else {
+                    idx::PAWN_STORM
+                };
+                tr.pair(at + 2 * rr, us, 1);
+            }
         }
         if (ours & file).is_empty() {
             s += if (theirs & file).is_empty() {
@@ -1588,6 +1654,7 @@ tunables! {
     SUPPORTED_PAWN,
     CONNECTED_PAWN,
     PASSED_PAWN,
+    CANDIDATE_PASSED,
     PASSED_FREE_PATH,
     PASSED_SAFE_PATH,
     PASSED_KING_THEIRS,
@@ -1612,6 +1679,8 @@ tunables! {
     SHIELD_PAWN_MISSING,
     KING_SEMI_OPEN_FILE,
     KING_OPEN_FILE,
+    PAWN_STORM,
+    BLOCKED_STORM,
     TEMPO,
     MOPUP_EDGE,
     MOPUP_CLOSE,
@@ -2103,6 +2172,52 @@ mod tests {
         assert_eq!(w[idx::ROOK_MOBILITY + 2 * 3], ROOK_MOBILITY[3].mg());
         assert_eq!(w[idx::KING_PST_MG + 63], KING_PST_MG[63]);
         assert_eq!(w[idx::MOPUP_BN_CORNER], MOPUP_BN_CORNER);
+    }
+
+    /// The middle-game coefficient (White minus Black) the trace of `fen` gives parameter `at`.
+    fn mg_coefficient(fen: &str, at: usize) -> i32 {
+        let t = trace(&pos(fen)).expect("not a dead position");
+        t.mg.iter()
+            .filter(|&&(i, _)| i as usize == at)
+            .map(|&(_, c)| i32::from(c))
+            .sum()
+    }
+
+    #[test]
+    fn candidate_passed_pawn_needs_as_many_helpers_as_sentries() {
+        // d5 is held back only by e6, and c4 can trade itself for it.
+        let candidate = "4k3/8/4p3/3P4/2P5/8/8/4K3 w - - 0 1";
+        assert_eq!(mg_coefficient(candidate, idx::CANDIDATE_PASSED + 2 * 4), 1);
+        // Without c4 nothing helps: no candidate for either side.
+        let alone = "4k3/8/4p3/3P4/8/8/8/4K3 w - - 0 1";
+        for rr in 0..8 {
+            assert_eq!(mg_coefficient(alone, idx::CANDIDATE_PASSED + 2 * rr), 0);
+        }
+        // A pawn on its file ahead means it is no candidate.
+        let blocked = "4k3/3p4/4p3/3P4/2P5/8/8/4K3 w - - 0 1";
+        assert_eq!(mg_coefficient(blocked, idx::CANDIDATE_PASSED + 2 * 4), 0);
+        // The mirror image counts for Black.
+        assert_eq!(
+            mg_coefficient(&flip_fen(candidate), idx::CANDIDATE_PASSED + 2 * 4),
+            -1
+        );
+    }
+
+    #[test]
+    fn pawn_storm_by_rank_and_blocked() {
+        // h4 storms White's g1 king unopposed; h3 is stopped by h2.
+        let open = "k7/8/8/8/7p/8/5PPP/6K1 w - - 0 1";
+        assert_eq!(mg_coefficient(open, idx::PAWN_STORM + 2 * 3), 1);
+        let blocked = "k7/8/8/8/8/7p/5PPP/6K1 w - - 0 1";
+        assert_eq!(mg_coefficient(blocked, idx::BLOCKED_STORM + 2 * 2), 1);
+        assert_eq!(mg_coefficient(blocked, idx::PAWN_STORM + 2 * 2), 0);
+        // A pawn two files away from the king storms nothing.
+        let far = "k7/8/8/8/4p3/8/5PPP/6K1 w - - 0 1";
+        for rr in 0..8 {
+            assert_eq!(mg_coefficient(far, idx::PAWN_STORM + 2 * rr), 0);
+            assert_eq!(mg_coefficient(far, idx::BLOCKED_STORM + 2 * rr), 0);
+        }
+        assert_eq!(mg_coefficient(&flip_fen(open), idx::PAWN_STORM + 2 * 3), -1);
     }
 
     #[test]
