@@ -1115,9 +1115,11 @@ fn pawn_entry<T: Tracer>(ctx: &Ctx, tr: &mut T) -> PawnEntry {
                     tr.pair(idx::SUPPORTED_PAWN, us, count(supporters));
                 }
             }
-            if !doubled && (theirs & ahead & (file | adj)).is_empty() {
+            if doubled {
+                // Only the front pawn of a file can be passed or a candidate.
+            } else if (theirs & ahead & (file | adj)).is_empty() {
                 entry.passed[u] |= Bitboard::from_square(sq);
-            } else if !doubled && (theirs & front).is_empty() {
+            } else if (theirs & front).is_empty() {
                 let helpers = ours & adj & !ahead;
                 let sentries = theirs & adj & ahead;
                 if count(helpers) >= count(sentries) {
@@ -1230,17 +1232,13 @@ fn king_safety<T: Tracer>(pos: &Position, ctx: &Ctx, t: &mut Terms, us: Color, t
             let storm_sq = rearmost(us, storm);
             let rr = storm_sq.relative_rank(us) as usize;
             let blocked = (push(them, Bitboard::from_square(storm_sq)) & ours).nonempty();
-            s += if blocked {
-                BLOCKED_STORM[rr]
+            let (weights, at) = if blocked {
+                (&BLOCKED_STORM, idx::BLOCKED_STORM)
             } else {
-                PAWN_STORM[rr]
+                (&PAWN_STORM, idx::PAWN_STORM)
             };
+            s += weights[rr];
             if T::ON {
-                let at = if blocked {
-                    idx::BLOCKED_STORM
-                } else {
-                    idx::PAWN_STORM
-                };
                 tr.pair(at + 2 * rr, us, 1);
             }
         }
