@@ -16,6 +16,7 @@ pub mod perft;
 pub mod position;
 pub mod search;
 pub mod see;
+pub mod sprt;
 pub mod time;
 pub mod tt;
 pub mod tune;

@@ -1,4 +1,5 @@
-//! The `guoxiang` binary: the UCI engine by default, plus `perft` and `bench`.
+//! The `guoxiang` binary: the UCI engine by default, plus the developer
+//! subcommands `perft`, `bench`, `datagen`, `tune` and `sprt`.
 
 use guoxiang::cli::{exit_code, flag_value};
 use guoxiang::perft::{divide, parse_suite, run_suite, SuiteOptions};
@@ -16,7 +17,9 @@ const USAGE: &str = "usage:
   guoxiang datagen [--games N] [--nodes N] [--threads N] [--seed S] [--out FILE] [--openings FILE]
                                 self-play games; writes quiet positions as `FEN | result`
   guoxiang tune --data FILE [--epochs N] [--lr X] [--out FILE] [--write-eval src/eval.rs]
-                                Texel-tunes the evaluation weights on datagen positions";
+                                Texel-tunes the evaluation weights on datagen positions
+  guoxiang sprt --name NAME [--prior A,B,C,D,E] [--elo0 X] [--elo1 Y] FILE.pgn...
+                                pools match PGNs by game pairs: pentanomial, Elo, SPRT LLR";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -29,6 +32,7 @@ fn main() -> ExitCode {
         Some("bench") => bench_command(&args[1..]),
         Some("datagen") => guoxiang::datagen::command(&args[1..]),
         Some("tune") => guoxiang::tune::command(&args[1..]),
+        Some("sprt") => guoxiang::sprt::command(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             ExitCode::SUCCESS
