@@ -452,6 +452,7 @@ impl<'a> Searcher<'a> {
 
             let mut next = *pos;
             next.make_move(mv);
+            self.tt.prefetch(next.key());
             let gives_check = next.in_check();
             let extension = i32::from(gives_check && (ply as i32) < 2 * self.root_depth);
             let new_depth = depth - 1 + extension;
@@ -693,6 +694,7 @@ impl<'a> Searcher<'a> {
             }
             let mut next = *pos;
             next.make_move(mv);
+            self.tt.prefetch(next.key());
             let score = -self.qsearch(&next, -beta, -alpha, ply + 1);
             if self.stopped() {
                 return 0;
