@@ -3,6 +3,9 @@
 //! The library holds the board, move generation, perft, evaluation and
 //! search; `src/main.rs` is the command line and UCI front end.
 
+// Every `unsafe` block says why it is sound.
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 pub mod attacks;
 pub mod bench;
 pub mod bitboard;
