@@ -18,6 +18,11 @@
 //!   validation loss).
 //! * `--min-count N` [100]: weights used by fewer training positions keep
 //!   their values.
+//! * `--keep NAME,NAME...` [none]: these weights (by `const` name, e.g.
+//!   `MOPUP_EDGE`) keep their values. For terms that steer the search
+//!   rather than predict the result: mop-up drives a won ending towards
+//!   mate, yet self-play at a few thousand nodes often fails to convert
+//!   such endings, so the fit would turn it negative.
 //! * `--validation F` [0.1]: the last F of the file is held out (the file
 //!   holds whole games in order, so these are other games); the weights of
 //!   the epoch with the lowest validation loss are kept. 0: no hold-out,
@@ -325,7 +330,7 @@ fn usage(samples: &[Sample], w0: &[f64]) -> (Vec<u64>, Vec<f64>) {
 }
 
 /// Tuning settings.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct TuneConfig {
     pub epochs: usize,
     /// Adam step, in centipawns of effect.
@@ -337,6 +342,9 @@ pub struct TuneConfig {
     pub reg: f64,
     /// Weights used by fewer training positions than this stay as they are.
     pub min_count: u64,
+    /// Weights (by `const` name) that stay as they are whatever the data
+    /// says: terms that steer the search rather than predict the result.
+    pub keep: Vec<String>,
 }
 
 impl Default for TuneConfig {
@@ -348,6 +356,7 @@ impl Default for TuneConfig {
             kind: LossKind::Mse,
             reg: 0.001,
             min_count: 100,
+            keep: Vec::new(),
         }
     }
 }
@@ -378,7 +387,14 @@ pub fn tune(
     let w0: Vec<f64> = start.iter().map(|&x| f64::from(x)).collect();
     let mut w = w0.clone();
     let (count, size) = usage(train, &w0);
-    let frozen: Vec<bool> = count.iter().map(|&n| n < cfg.min_count.max(1)).collect();
+    let rare: Vec<bool> = count.iter().map(|&n| n < cfg.min_count.max(1)).collect();
+    let mut frozen = rare.clone();
+    for item in TUNABLES
+        .iter()
+        .filter(|t| cfg.keep.iter().any(|k| k == t.name))
+    {
+        frozen[item.offset..item.offset + item.shape.size()].fill(true);
+    }
     let mut m = vec![0.0; w.len()];
     let mut v = vec![0.0; w.len()];
     let (beta1, beta2, eps) = (0.9f64, 0.999f64, 1e-12);
@@ -415,7 +431,7 @@ pub fn tune(
             }
         }
     }
-    let frozen = frozen
+    let frozen = rare
         .iter()
         .zip(&count)
         .filter(|(&f, &n)| f && n > 0)
@@ -562,7 +578,7 @@ pub fn weights_section(src: &str) -> Result<&str, String> {
 
 const USAGE: &str = "usage: guoxiang tune --data FILE [--epochs N] [--lr X] [--threads N] [--k K]
                      [--loss mse|ce] [--validation F] [--reg X] [--min-count N]
-                     [--limit N] [--out FILE] [--write-eval PATH]";
+                     [--keep NAME,NAME...] [--limit N] [--out FILE] [--write-eval PATH]";
 
 /// The `tune` subcommand.
 pub fn command(args: &[String]) -> ExitCode {
@@ -591,6 +607,15 @@ fn command_main(args: &[String]) -> Result<(), String> {
             "--k" => fixed_k = Some(flag_value(args, &mut i, "--k")?),
             "--reg" => cfg.reg = flag_value(args, &mut i, "--reg")?,
             "--min-count" => cfg.min_count = flag_value(args, &mut i, "--min-count")?,
+            "--keep" => {
+                let names: String = flag_value(args, &mut i, "--keep")?;
+                for name in names.split(',').filter(|n| !n.is_empty()) {
+                    if !TUNABLES.iter().any(|t| t.name == name) {
+                        return Err(format!("--keep: '{name}' is not a tunable weight"));
+                    }
+                    cfg.keep.push(name.to_string());
+                }
+            }
             "--validation" => validation_share = flag_value(args, &mut i, "--validation")?,
             "--limit" => limit = flag_value(args, &mut i, "--limit")?,
             "--out" => out = Some(flag_value(args, &mut i, "--out")?),
@@ -908,7 +933,7 @@ mod tests {
         let ce = TuneConfig {
             kind: LossKind::CrossEntropy,
             epochs: 20,
-            ..cfg
+            ..cfg.clone()
         };
         let before = loss(&samples, &start, k, LossKind::CrossEntropy, 1);
         let tuned = tune(&samples, &[], &w0, k, &ce, &mut |_, _, _| {}).weights;
@@ -938,11 +963,37 @@ mod tests {
         // Nothing is used by a million positions: nothing moves.
         let none = TuneConfig {
             min_count: 1_000_000,
-            ..cfg
+            ..cfg.clone()
         };
         let r = tune(train, &[], &w0, 1.0, &none, &mut |_, _, _| {});
         assert!(r.frozen > 100);
         assert_eq!(round_weights(&r.weights), w0);
+    }
+
+    #[test]
+    fn kept_weights_stay_while_the_others_move() {
+        let samples = synthetic();
+        let w0 = default_params();
+        let free = TuneConfig {
+            epochs: 30,
+            lr: 2.0,
+            min_count: 5,
+            ..TuneConfig::default()
+        };
+        let moved = round_weights(&tune(&samples, &[], &w0, 1.0, &free, &mut |_, _, _| {}).weights);
+        let knight = idx::KNIGHT_VALUE..idx::KNIGHT_VALUE + 2;
+        assert_ne!(
+            moved[knight.clone()],
+            w0[knight.clone()],
+            "the data moves the knight value"
+        );
+        let keep = TuneConfig {
+            keep: vec!["KNIGHT_VALUE".to_string()],
+            ..free
+        };
+        let kept = round_weights(&tune(&samples, &[], &w0, 1.0, &keep, &mut |_, _, _| {}).weights);
+        assert_eq!(kept[knight.clone()], w0[knight]);
+        assert_ne!(kept, w0, "the other weights still move");
     }
 
     #[test]
