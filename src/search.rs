@@ -133,6 +133,8 @@ struct StackEntry {
     current: Option<Move>,
     /// `piece.index() * 64 + to` of the move made here; None for a null move.
     piece_to: Option<usize>,
+    /// The move a singular-extension test leaves out of this node's search.
+    excluded: Option<Move>,
 }
 
 const LMR_MAX: usize = 64;
@@ -341,11 +343,12 @@ impl<'a> Searcher<'a> {
             }
         }
 
+        let excluded = self.stack[ply].excluded;
         let key = pos.key();
         let tt_hit = self.tt.probe(key);
         let tt_move = tt_hit.and_then(|h| h.mv);
         if let Some(hit) = tt_hit {
-            if !pv_node && hit.depth >= depth {
+            if !pv_node && excluded.is_none() && hit.depth >= depth {
                 if let Some(score) = tt_cutoff(&hit, ply, alpha, beta) {
                     return score;
                 }
@@ -366,7 +369,7 @@ impl<'a> Searcher<'a> {
             (pos.colored(us) & !pos.pieces(PieceKind::Pawn) & !pos.pieces(PieceKind::King))
                 .nonempty();
 
-        if !pv_node && !in_check {
+        if !pv_node && !in_check && excluded.is_none() {
             // Reverse futility: far above beta, assume a quiet move keeps it there.
             if depth <= 8
                 && eval.abs() < MATE_BOUND
@@ -401,7 +404,7 @@ impl<'a> Searcher<'a> {
         }
 
         // Internal iterative reduction: without a hash move this node is probably not worth full depth.
-        if tt_move.is_none() && depth >= 4 && (pv_node || cut_node) {
+        if tt_move.is_none() && depth >= 4 && (pv_node || cut_node) && excluded.is_none() {
             depth -= 1;
         }
 
@@ -424,6 +427,9 @@ impl<'a> Searcher<'a> {
         let mut move_number = 0;
 
         while let Some((mv, move_score)) = picker.next(pos, self.data) {
+            if Some(mv) == excluded {
+                continue;
+            }
             move_number += 1;
             let is_capture = pos.is_capture(mv);
             let quiet = !is_capture && mv.promotion_piece().is_none();
@@ -450,11 +456,51 @@ impl<'a> Searcher<'a> {
                 }
             }
 
+            // Singular extension: if every other move fails well below the hash
+            // score, the hash move is the only good one here and earns a ply.
+            let mut singular_extension = 0;
+            if let (false, None, Some(hit)) = (root, excluded, tt_hit) {
+                let tt_score = score_from_tt(hit.score, ply);
+                if Some(mv) == tt_move
+                    && depth >= 8
+                    && hit.depth >= depth - 3
+                    && hit.bound != Bound::Upper
+                    && tt_score.abs() < MATE_BOUND
+                {
+                    let singular_beta = tt_score - 2 * depth;
+                    self.stack[ply].excluded = Some(mv);
+                    let score = self.negamax(
+                        pos,
+                        (depth - 1) / 2,
+                        singular_beta - 1,
+                        singular_beta,
+                        ply,
+                        cut_node,
+                    );
+                    self.stack[ply].excluded = None;
+                    if self.stopped() {
+                        return 0;
+                    }
+                    if score < singular_beta {
+                        singular_extension = 1;
+                    } else if singular_beta >= beta {
+                        // Multi-cut: even without the hash move this node fails high.
+                        return singular_beta;
+                    } else if tt_score >= beta {
+                        singular_extension = -1;
+                    }
+                }
+            }
+
             let mut next = *pos;
             next.make_move(mv);
             self.tt.prefetch(next.key());
             let gives_check = next.in_check();
-            let extension = i32::from(gives_check && (ply as i32) < 2 * self.root_depth);
+            let extension = if singular_extension != 0 {
+                singular_extension
+            } else {
+                i32::from(gives_check && (ply as i32) < 2 * self.root_depth)
+            };
             let new_depth = depth - 1 + extension;
 
             if root && self.is_main() && self.elapsed() > Duration::from_secs(1) {
@@ -580,13 +626,16 @@ impl<'a> Searcher<'a> {
         }
 
         if move_number == 0 {
+            if excluded.is_some() {
+                return alpha;
+            }
             return if in_check { -MATE + ply as i32 } else { DRAW };
         }
         if best_score == -INFINITE {
             // Every move was pruned (cannot happen at the first move, see above); fail low.
             return alpha;
         }
-        if !(root && self.pv_index > 0) {
+        if !(root && self.pv_index > 0) && excluded.is_none() {
             let bound = if best_score >= beta {
                 Bound::Lower
             } else if best_score > original_alpha {
