@@ -425,6 +425,8 @@ impl<'a> Searcher<'a> {
         let mut quiets_tried: ArrayVec<Move, 64> = ArrayVec::new();
         let mut captures_tried: ArrayVec<Move, 32> = ArrayVec::new();
         let mut move_number = 0;
+        // Only the hash move of a deep enough non-root node is tested for singularity.
+        let singular_candidate = !root && excluded.is_none() && depth >= 8;
 
         while let Some((mv, move_score)) = picker.next(pos, self.data) {
             if Some(mv) == excluded {
@@ -459,11 +461,9 @@ impl<'a> Searcher<'a> {
             // Singular extension: if every other move fails well below the hash
             // score, the hash move is the only good one here and earns a ply.
             let mut singular_extension = 0;
-            if let (false, None, Some(hit)) = (root, excluded, tt_hit) {
+            if let Some(hit) = tt_hit.filter(|_| singular_candidate && Some(mv) == tt_move) {
                 let tt_score = score_from_tt(hit.score, ply);
-                if Some(mv) == tt_move
-                    && depth >= 8
-                    && hit.depth >= depth - 3
+                if hit.depth >= depth - 3
                     && hit.bound != Bound::Upper
                     && tt_score.abs() < MATE_BOUND
                 {
