@@ -119,10 +119,10 @@ struct Game {
 }
 
 /// SplitMix64: small, fast, and good enough to pick openings.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -130,7 +130,7 @@ impl Rng {
         z ^ (z >> 31)
     }
 
-    fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         ((self.next() as u128 * n as u128) >> 64) as usize
     }
 }
@@ -150,6 +150,27 @@ pub fn search_nodes(
     };
     let (best, _, score) = search_sync(pos, history, limits, tt, data);
     (best, score)
+}
+
+/// The result the rules give `pos` (reached after the positions whose keys
+/// are `history`), from White's point of view: mate, stalemate, threefold
+/// repetition, the 50-move rule or a dead position; `None` while play goes on.
+pub(crate) fn rules_result(pos: &Position, history: &[u64]) -> Option<f64> {
+    if legal_moves(pos).is_empty() {
+        let side_to_move_loses = if pos.side_to_move() == Color::White {
+            0.0
+        } else {
+            1.0
+        };
+        return Some(if pos.in_check() {
+            side_to_move_loses
+        } else {
+            0.5
+        });
+    }
+    let drawn =
+        pos.fifty_move_clock_expired() || pos.is_dead_position() || pos.repetitions(history) >= 2;
+    drawn.then_some(0.5)
 }
 
 /// Plays game number `index`. The tables are cleared first, so the game
@@ -206,15 +227,10 @@ fn play_game(
     let mut streak_side = Color::White;
     let result = loop {
         let stm = pos.side_to_move();
-        let stm_loses = if stm == Color::White { 0.0 } else { 1.0 };
-        if legal_moves(&pos).is_empty() {
-            break if pos.in_check() { stm_loses } else { 0.5 };
+        if let Some(result) = rules_result(&pos, &history) {
+            break result;
         }
-        if pos.fifty_move_clock_expired()
-            || pos.is_dead_position()
-            || pos.repetitions(&history) >= 2
-            || ply >= opts.max_plies
-        {
+        if ply >= opts.max_plies {
             break 0.5;
         }
         let (best, score) = search_nodes(&pos, &history, opts.nodes, tt, data);

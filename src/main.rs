@@ -1,5 +1,5 @@
 //! The `guoxiang` binary: the UCI engine by default, plus the developer
-//! subcommands `perft`, `bench`, `datagen`, `tune` and `sprt`.
+//! subcommands `perft`, `bench`, `datagen`, `tune`, `spsa` and `sprt`.
 
 use guoxiang::cli::{exit_code, flag_value};
 use guoxiang::perft::{divide, parse_suite, run_suite, SuiteOptions};
@@ -18,6 +18,8 @@ const USAGE: &str = "usage:
                                 self-play games; writes quiet positions as `FEN | result`
   guoxiang tune --data FILE [--epochs N] [--lr X] [--out FILE] [--write-eval src/eval.rs]
                                 Texel-tunes the evaluation weights on datagen positions
+  guoxiang spsa [--pairs N] [--nodes N | --tc BASE+INC] [--params a,b,..] [--threads N]
+                                tunes the search parameters on game pairs played in process
   guoxiang sprt --name NAME [--prior A,B,C,D,E] [--elo0 X] [--elo1 Y] FILE.pgn...
                                 pools match PGNs by game pairs: pentanomial, Elo, SPRT LLR";
 
@@ -33,6 +35,7 @@ fn main() -> ExitCode {
         Some("datagen") => guoxiang::datagen::command(&args[1..]),
         Some("tune") => guoxiang::tune::command(&args[1..]),
         Some("sprt") => guoxiang::sprt::command(&args[1..]),
+        Some("spsa") => guoxiang::spsa::command(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             ExitCode::SUCCESS

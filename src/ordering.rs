@@ -66,11 +66,6 @@ fn apply_gravity(entry: &mut i16, bonus: i32) {
     *entry = (v + bonus - v * bonus.abs() / HISTORY_LIMIT) as i16;
 }
 
-/// How much a cutoff at `depth` moves the histories.
-pub(crate) fn history_bonus(depth: i32) -> i32 {
-    (depth * depth * 16).min(1600)
-}
-
 /// Continuation-history key of a move: the moving piece and its destination.
 #[inline]
 pub(crate) fn piece_to(pos: &Position, mv: Move) -> usize {

@@ -11,7 +11,8 @@
 use crate::eval::evaluate;
 use crate::movegen::{generate_moves, legal_moves, GenKind};
 use crate::moves::{Move, MoveList};
-use crate::ordering::{history_bonus, pick, piece_to, MovePicker, Previous, TT_MOVE_SCORE};
+use crate::ordering::{pick, piece_to, MovePicker, Previous, TT_MOVE_SCORE};
+use crate::params::SearchParams;
 use crate::position::Position;
 use crate::see::{see_ge, see_value};
 use crate::time::{Limits, TimeBudget};
@@ -116,6 +117,7 @@ pub struct SearchRequest {
     pub move_overhead_ms: u64,
     /// When the `go` arrived: every time limit counts from here.
     pub start: Instant,
+    pub params: SearchParams,
 }
 
 #[derive(Clone, Debug)]
@@ -139,11 +141,13 @@ struct StackEntry {
 
 const LMR_MAX: usize = 64;
 
-fn lmr_table() -> [[i32; LMR_MAX]; LMR_MAX] {
+fn lmr_table(p: &SearchParams) -> [[i32; LMR_MAX]; LMR_MAX] {
+    let base = p.lmr_base as f64 / 100.0;
+    let divisor = p.lmr_divisor as f64 / 100.0;
     let mut t = [[0; LMR_MAX]; LMR_MAX];
     for (d, row) in t.iter_mut().enumerate().skip(1) {
         for (m, r) in row.iter_mut().enumerate().skip(1) {
-            *r = (0.75 + (d as f64).ln() * (m as f64).ln() / 2.25) as i32;
+            *r = (base + (d as f64).ln() * (m as f64).ln() / divisor) as i32;
         }
     }
     t
@@ -173,6 +177,7 @@ struct Searcher<'a> {
     /// The last iteration this thread finished.
     completed_depth: i32,
     lmr: [[i32; LMR_MAX]; LMR_MAX],
+    p: SearchParams,
 }
 
 impl<'a> Searcher<'a> {
@@ -209,6 +214,7 @@ impl<'a> Searcher<'a> {
             root_depth: 0,
             completed_depth: 0,
             lmr,
+            p: request.params,
         }
     }
 
@@ -371,9 +377,9 @@ impl<'a> Searcher<'a> {
 
         if !pv_node && !in_check && excluded.is_none() {
             // Reverse futility: far above beta, assume a quiet move keeps it there.
-            if depth <= 8
+            if depth <= self.p.rfp_depth
                 && eval.abs() < MATE_BOUND
-                && eval - 80 * (depth - improving as i32) >= beta
+                && eval - self.p.rfp_margin * (depth - improving as i32) >= beta
             {
                 return eval;
             }
@@ -384,7 +390,9 @@ impl<'a> Searcher<'a> {
                 && ply >= 1
                 && self.stack[ply - 1].current.is_some()
             {
-                let r = 3 + depth / 3 + ((eval - beta) / 200).min(3);
+                let r = self.p.nmp_base
+                    + depth / self.p.nmp_depth_divisor
+                    + ((eval - beta) / self.p.nmp_eval_divisor).min(3);
                 let mut next = *pos;
                 next.make_null_move();
                 self.keys.push(key);
@@ -440,20 +448,24 @@ impl<'a> Searcher<'a> {
                 if quiet {
                     // Late-move pruning: at low depth, late quiet moves rarely matter.
                     if depth <= 8
-                        && move_number as i32 >= (3 + depth * depth) / (2 - improving as i32)
+                        && move_number as i32
+                            >= (self.p.lmp_base + depth * depth) / (2 - improving as i32)
                     {
                         picker.skip_quiets();
                         continue;
                     }
                     // Futility: this quiet move cannot lift a hopeless static score to alpha.
-                    if !in_check && depth <= 8 && eval + 100 + 90 * depth <= alpha {
+                    if !in_check
+                        && depth <= 8
+                        && eval + self.p.futility_base + self.p.futility_scale * depth <= alpha
+                    {
                         picker.skip_quiets();
                         continue;
                     }
-                    if depth <= 8 && !see_ge(pos, mv, -25 * depth * depth) {
+                    if depth <= 8 && !see_ge(pos, mv, -self.p.see_quiet * depth * depth) {
                         continue;
                     }
-                } else if depth <= 6 && !see_ge(pos, mv, -90 * depth) {
+                } else if depth <= 6 && !see_ge(pos, mv, -self.p.see_noisy * depth) {
                     continue;
                 }
             }
@@ -467,7 +479,7 @@ impl<'a> Searcher<'a> {
                     && hit.bound != Bound::Upper
                     && tt_score.abs() < MATE_BOUND
                 {
-                    let singular_beta = tt_score - 2 * depth;
+                    let singular_beta = tt_score - self.p.singular_margin * depth;
                     self.stack[ply].excluded = Some(mv);
                     let score = self.negamax(
                         pos,
@@ -538,7 +550,7 @@ impl<'a> Searcher<'a> {
                         r -= 1;
                     }
                     if quiet {
-                        r -= move_score / 8000;
+                        r -= move_score / self.p.lmr_history;
                     }
                     r = r.clamp(0, (new_depth - 1).max(0));
                 }
@@ -584,7 +596,7 @@ impl<'a> Searcher<'a> {
                         self.update_pv(ply, mv);
                     }
                     if score >= beta {
-                        let bonus = history_bonus(depth);
+                        let bonus = (self.p.history_scale * depth * depth).min(self.p.history_max);
                         if quiet {
                             self.data.add_killer(ply, mv);
                             let side = us.index();
@@ -728,7 +740,7 @@ impl<'a> Searcher<'a> {
                 // Delta pruning: even winning this piece cannot reach alpha.
                 let gain =
                     pos.captured(mv).map_or(0, see_value) + if promo.is_some() { 800 } else { 0 };
-                if stand_pat + gain + 200 <= alpha {
+                if stand_pat + gain + self.p.delta_margin <= alpha {
                     continue;
                 }
                 // Only the hash move was scored without its exchange.
@@ -799,7 +811,7 @@ impl<'a> Searcher<'a> {
                 self.pv_index = pv_index;
                 self.seldepth = 0;
                 let previous = self.root_moves[pv_index].previous_score;
-                let mut delta = 20;
+                let mut delta = self.p.aspiration_delta;
                 let (mut alpha, mut beta) = if depth >= 5 && previous.abs() < MATE_BOUND {
                     (
                         (previous - delta).max(-INFINITE),
@@ -1005,7 +1017,7 @@ pub fn run_search(
         pos.side_to_move(),
         request.move_overhead_ms,
     );
-    let lmr = lmr_table();
+    let lmr = lmr_table(&request.params);
     let make_searcher =
         |id: usize, data| Searcher::new(id, shared, tt, data, request, budget, &roots, lmr);
 
@@ -1134,6 +1146,18 @@ pub fn search_sync(
     tt: &TranspositionTable,
     data: &mut Vec<ThreadData>,
 ) -> (Option<Move>, u64, i32) {
+    search_sync_with(pos, history, limits, SearchParams::default(), tt, data)
+}
+
+/// [`search_sync`] with other search parameters (`guoxiang spsa`).
+pub fn search_sync_with(
+    pos: &Position,
+    history: &[u64],
+    limits: Limits,
+    params: SearchParams,
+    tt: &TranspositionTable,
+    data: &mut Vec<ThreadData>,
+) -> (Option<Move>, u64, i32) {
     let (tx, rx) = crossbeam_channel::unbounded();
     let request = SearchRequest {
         position: *pos,
@@ -1143,6 +1167,7 @@ pub fn search_sync(
         multipv: 1,
         move_overhead_ms: 0,
         start: Instant::now(),
+        params,
     };
     let shared = SharedState::new(1, false);
     let (best, nodes) = run_search(&request, tt, &shared, data, &tx);

@@ -10,6 +10,7 @@
 
 use crate::movegen::legal_moves;
 use crate::moves::Move;
+use crate::params::SearchParams;
 use crate::perft::divide;
 use crate::position::{Position, START_FEN};
 use crate::search::{mate_in, SearchEvent, SearchHandle, SearchInfo, SearchRequest, ThreadData};
@@ -532,6 +533,7 @@ impl Engine {
             multipv: self.options.multipv,
             move_overhead_ms: self.options.move_overhead_ms,
             start,
+            params: SearchParams::default(),
         };
         let data = std::mem::take(&mut self.thread_data);
         match SearchHandle::start(request, Arc::clone(&self.tt), data, self.events_tx.clone()) {
