@@ -653,6 +653,23 @@ mod tests {
     }
 
     #[test]
+    fn bad_arguments_are_refused_with_a_reason() {
+        let run = |args: &[&str]| {
+            let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+            command_main(&args).expect_err("refused")
+        };
+        assert!(run(&["--params", "nope"]).contains("no parameter 'nope'"));
+        assert!(run(&["--r-end", "2"]).contains("--r-end"));
+        assert!(run(&["--pairs", "0"]).contains("--pairs"));
+        assert!(run(&["--nodes", "0"]).contains("--nodes"));
+        assert!(run(&["--params", "lmr_base", "--start", "nmp_base=2"]).contains("nmp_base"));
+        assert!(run(&["--start", "lmr_base"]).contains("NAME=VALUE"));
+        assert!(run(&["--tc", "x+y"]).contains("--tc"));
+        assert!(run(&["--openings", "/no/such/file"]).contains("cannot read"));
+        assert!(run(&["--frobnicate"]).contains("unknown option"));
+    }
+
+    #[test]
     fn tc_parses_seconds() {
         assert_eq!(
             parse_tc("2+0.02").unwrap(),
