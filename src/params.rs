@@ -60,35 +60,35 @@ macro_rules! search_params {
 
 search_params! {
     /// Late-move reduction: `lmr_base / 100 + ln(depth) ln(move number) / (lmr_divisor / 100)`.
-    lmr_base = 75, 0..=200, step 10;
-    lmr_divisor = 225, 100..=400, step 15;
+    lmr_base = 71, 0..=200, step 10;
+    lmr_divisor = 303, 100..=400, step 15;
     /// A quiet move's reduction shrinks by one per this much history.
-    lmr_history = 8000, 2000..=20000, step 1000;
+    lmr_history = 4800, 2000..=20000, step 1000;
     /// Null move reduction: `nmp_base + depth / nmp_depth_divisor + min((eval - beta) / nmp_eval_divisor, 3)`.
     nmp_base = 3, 1..=6, step 1;
-    nmp_depth_divisor = 3, 2..=6, step 1;
-    nmp_eval_divisor = 200, 50..=400, step 25;
+    nmp_depth_divisor = 4, 2..=6, step 1;
+    nmp_eval_divisor = 188, 50..=400, step 25;
     /// Reverse futility: return the eval when it beats beta by this much per ply (up to `rfp_depth`).
-    rfp_margin = 80, 30..=150, step 8;
-    rfp_depth = 8, 3..=12, step 1;
+    rfp_margin = 62, 30..=150, step 8;
+    rfp_depth = 10, 3..=12, step 1;
     /// Futility: skip quiet moves when eval + base + scale x depth is still below alpha.
-    futility_base = 100, 0..=300, step 15;
-    futility_scale = 90, 30..=200, step 10;
+    futility_base = 123, 0..=300, step 15;
+    futility_scale = 115, 30..=200, step 10;
     /// Late-move pruning: keep `(lmp_base + depth^2) / (2 - improving)` quiet moves.
-    lmp_base = 3, 1..=8, step 1;
+    lmp_base = 5, 1..=8, step 1;
     /// Exchange thresholds below which a move is pruned at low depth:
     /// `-see_quiet x depth^2` for quiet moves, `-see_noisy x depth` for captures.
-    see_quiet = 25, 5..=80, step 4;
-    see_noisy = 90, 30..=200, step 10;
+    see_quiet = 7, 5..=80, step 4;
+    see_noisy = 69, 30..=200, step 10;
     /// Half-width of the first aspiration window.
-    aspiration_delta = 20, 5..=60, step 3;
+    aspiration_delta = 13, 5..=60, step 3;
     /// Singular extensions test the hash move against `hash score - singular_margin x depth`.
-    singular_margin = 2, 1..=6, step 1;
+    singular_margin = 3, 1..=6, step 1;
     /// A cutoff at `depth` moves the histories by `min(history_scale x depth^2, history_max)`.
-    history_scale = 16, 4..=64, step 3;
-    history_max = 1600, 400..=4000, step 150;
+    history_scale = 35, 4..=64, step 3;
+    history_max = 2500, 400..=4000, step 150;
     /// Quiescence delta pruning: a capture must be able to bring the score this close to alpha.
-    delta_margin = 200, 50..=400, step 20;
+    delta_margin = 171, 50..=400, step 20;
 }
 
 #[cfg(test)]
