@@ -10,6 +10,7 @@ pub mod attacks;
 pub mod bench;
 pub mod bitboard;
 pub mod cli;
+pub mod correction;
 pub mod datagen;
 pub mod eval;
 pub mod movegen;

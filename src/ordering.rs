@@ -9,6 +9,7 @@
 //! underpromotions. Quiet moves are generated only once the earlier stages
 //! have failed to cut the node off.
 
+use crate::correction::CorrectionHistory;
 use crate::movegen::{generate_moves, is_legal, GenKind};
 use crate::moves::{Move, MoveList};
 use crate::position::Position;
@@ -46,6 +47,8 @@ pub struct ThreadData {
     /// Capture history: [moving piece][to][captured kind].
     captures: Box<[[[i16; 6]; 64]; 12]>,
     killers: [[Option<Move>; 2]; MAX_PLY + 2],
+    /// How far the static eval has been from search results, by pawn structure.
+    pub(crate) correction: CorrectionHistory,
 }
 
 impl Default for ThreadData {
@@ -55,6 +58,7 @@ impl Default for ThreadData {
             continuation: vec![[0; PIECE_TO]; PIECE_TO].into_boxed_slice(),
             captures: Box::new([[[0; 6]; 64]; 12]),
             killers: [[None; 2]; MAX_PLY + 2],
+            correction: CorrectionHistory::default(),
         }
     }
 }

@@ -87,6 +87,13 @@ search_params! {
     /// A cutoff at `depth` moves the histories by `min(history_scale x depth^2, history_max)`.
     history_scale = 35, 4..=64, step 3;
     history_max = 2500, 400..=4000, step 150;
+    /// Pawn-structure correction of the static eval (`src/correction.rs`):
+    /// at most this many centipawns; 0 turns it off. Off until an SPRT
+    /// accepts it (see the strength log).
+    correction_limit = 0, 0..=128, step 8;
+    /// 1: a hash score whose bound shows the static eval is off replaces it
+    /// in the pruning rules; 0: off, pending an SPRT like the line above.
+    tt_eval_refine = 0, 0..=1, step 1;
     /// Quiescence delta pruning: a capture must be able to bring the score this close to alpha.
     delta_margin = 171, 50..=400, step 20;
 }

@@ -361,14 +361,32 @@ impl<'a> Searcher<'a> {
             }
         }
 
+        // The static eval (cached raw in the TT) with the pawn-structure
+        // correction; the pruning rules use a TT score instead where its bound
+        // says it is the better estimate.
+        let raw_eval = match tt_hit {
+            _ if in_check => -INFINITE,
+            Some(hit) => hit.eval,
+            None => evaluate(pos),
+        };
+        let static_eval = if in_check {
+            -INFINITE
+        } else {
+            self.data
+                .correction
+                .corrected(pos, raw_eval, self.p.correction_limit)
+        };
         let eval = if in_check {
             -INFINITE
-        } else if let Some(hit) = tt_hit {
-            hit.eval
         } else {
-            evaluate(pos)
+            refined_eval(
+                static_eval,
+                tt_hit.as_ref(),
+                ply,
+                self.p.tt_eval_refine != 0,
+            )
         };
-        self.stack[ply].eval = eval;
+        self.stack[ply].eval = static_eval;
         let improving = !in_check && ply >= 2 && eval > self.stack[ply - 2].eval;
         let us = pos.side_to_move();
         let has_pieces =
@@ -655,7 +673,24 @@ impl<'a> Searcher<'a> {
             } else {
                 Bound::Upper
             };
-            let stored_eval = if in_check { 0 } else { eval };
+            let best_is_quiet =
+                best_move.is_none_or(|mv| !pos.is_capture(mv) && mv.promotion_piece().is_none());
+            // Learn from results that say where the true score lies relative
+            // to the static eval (a fail-high above it, a fail-low below it).
+            if !in_check
+                && best_is_quiet
+                && best_score.abs() < MATE_BOUND
+                && !(bound == Bound::Lower && best_score <= static_eval)
+                && !(bound == Bound::Upper && best_score >= static_eval)
+            {
+                self.data.correction.update(
+                    pos,
+                    depth,
+                    best_score - static_eval,
+                    self.p.correction_limit,
+                );
+            }
+            let stored_eval = if in_check { 0 } else { raw_eval };
             self.tt.store(
                 key,
                 best_move,
@@ -697,11 +732,22 @@ impl<'a> Searcher<'a> {
 
         let mut best_score;
         let stand_pat;
+        let mut raw_eval = 0;
         if in_check {
             best_score = -INFINITE;
             stand_pat = -INFINITE;
         } else {
-            stand_pat = tt_hit.map_or_else(|| evaluate(pos), |h| h.eval);
+            raw_eval = tt_hit.map_or_else(|| evaluate(pos), |h| h.eval);
+            let static_eval =
+                self.data
+                    .correction
+                    .corrected(pos, raw_eval, self.p.correction_limit);
+            stand_pat = refined_eval(
+                static_eval,
+                tt_hit.as_ref(),
+                ply,
+                self.p.tt_eval_refine != 0,
+            );
             if stand_pat >= beta {
                 return stand_pat;
             }
@@ -777,7 +823,7 @@ impl<'a> Searcher<'a> {
         } else {
             Bound::Upper
         };
-        let stored_eval = if in_check { 0 } else { stand_pat };
+        let stored_eval = raw_eval;
         self.tt.store(
             key,
             best_move,
@@ -938,6 +984,26 @@ impl<'a> Searcher<'a> {
 
 /// The stored score if its bound settles the window (alpha, beta).
 #[inline]
+/// The static eval, or the TT score where its bound shows the eval is off
+/// in the direction the bound proves (a lower bound above it, an upper bound
+/// below it).
+fn refined_eval(static_eval: i32, hit: Option<&TtHit>, ply: usize, enabled: bool) -> i32 {
+    let Some(hit) = hit.filter(|_| enabled) else {
+        return static_eval;
+    };
+    let score = score_from_tt(hit.score, ply);
+    let better = match hit.bound {
+        Bound::Exact => true,
+        Bound::Lower => score > static_eval,
+        Bound::Upper => score < static_eval,
+    };
+    if better && score.abs() < MATE_BOUND {
+        score
+    } else {
+        static_eval
+    }
+}
+
 fn tt_cutoff(hit: &TtHit, ply: usize, alpha: i32, beta: i32) -> Option<i32> {
     let score = score_from_tt(hit.score, ply);
     let settles = match hit.bound {
