@@ -80,6 +80,9 @@ search_params! {
     /// `-see_quiet x depth^2` for quiet moves, `-see_noisy x depth` for captures.
     see_quiet = 7, 5..=80, step 4;
     see_noisy = 69, 30..=200, step 10;
+    /// History pruning: at depth <= 4, skip the quiet moves whose history is
+    /// below `-history_prune x depth`; 0 turns it off (pending an SPRT).
+    history_prune = 0, 0..=8000, step 250;
     /// Half-width of the first aspiration window.
     aspiration_delta = 13, 5..=60, step 3;
     /// Singular extensions test the hash move against `hash score - singular_margin x depth`.
@@ -94,6 +97,13 @@ search_params! {
     /// 1: a hash score whose bound shows the static eval is off replaces it
     /// in the pruning rules; 0: off, pending an SPRT like the line above.
     tt_eval_refine = 0, 0..=1, step 1;
+    /// Time management, in hundredths: the soft limit is also scaled by
+    /// `(1.5 - share of root nodes under the best move) x tm_effort / 100`
+    /// (kept within 0.6..1.6, from depth 6); 0 turns it off (pending an SPRT).
+    tm_effort = 0, 0..=200, step 10;
+    /// ... and by `1 + fall / tm_fall` while the best score falls (fall
+    /// capped at 100 cp); 0 turns it off.
+    tm_fall = 0, 0..=400, step 20;
     /// Quiescence delta pruning: a capture must be able to bring the score this close to alpha.
     delta_margin = 171, 50..=400, step 20;
 }

@@ -127,6 +127,8 @@ struct RootMove {
     previous_score: i32,
     pv: Vec<Move>,
     seldepth: usize,
+    /// Nodes this thread has spent below this move, over all iterations.
+    nodes: u64,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -480,6 +482,16 @@ impl<'a> Searcher<'a> {
                         picker.skip_quiets();
                         continue;
                     }
+                    // History pruning: quiet moves come by history, so once one has
+                    // a bad enough record at low depth, every later one has too.
+                    // (Killers carry a fixed score far above any history.)
+                    if self.p.history_prune > 0
+                        && depth <= 4
+                        && move_score < -self.p.history_prune * depth
+                    {
+                        picker.skip_quiets();
+                        continue;
+                    }
                     if depth <= 8 && !see_ge(pos, mv, -self.p.see_quiet * depth * depth) {
                         continue;
                     }
@@ -543,6 +555,7 @@ impl<'a> Searcher<'a> {
                 }
             }
 
+            let nodes_before = self.nodes;
             self.keys.push(key);
             self.stack[ply].current = Some(mv);
             self.stack[ply].piece_to = Some(piece_to(pos, mv));
@@ -592,6 +605,7 @@ impl<'a> Searcher<'a> {
                     .iter()
                     .position(|r| r.mv == mv)
                     .unwrap_or(self.pv_index);
+                self.root_moves[index].nodes += self.nodes - nodes_before;
                 if move_number == 1 || score > alpha {
                     let line: Vec<Move> = std::iter::once(mv)
                         .chain(self.pv[1].iter().copied())
@@ -844,6 +858,7 @@ impl<'a> Searcher<'a> {
             .clamp(1, MAX_PLY as i32 - 1);
         let mut best_move_changes = 0.0f64;
         let mut last_best: Option<Move> = None;
+        let mut previous_best_score: Option<i32> = None;
         for depth in 1..=max_depth {
             if self.skips_depth(depth) {
                 continue;
@@ -919,13 +934,39 @@ impl<'a> Searcher<'a> {
             }
             if !self.shared.pondering.load(Ordering::Relaxed) {
                 if let Some(soft) = self.budget.soft {
-                    // Spend longer while the best move keeps changing.
-                    let scale = 0.6 + best_move_changes.min(2.0) * 0.6;
+                    // Spend longer while the best move keeps changing, while it
+                    // takes a small share of the effort (its rivals needed deep
+                    // searches to refute), and while the score is falling.
+                    let scale = (0.6 + best_move_changes.min(2.0) * 0.6)
+                        * self.effort_scale(depth)
+                        * self.fall_scale(previous_best_score);
                     if self.elapsed().as_secs_f64() >= soft.as_secs_f64() * scale {
                         break;
                     }
                 }
             }
+            previous_best_score = Some(self.root_moves[0].score);
+        }
+    }
+
+    /// Soft-limit factor from the share of this thread's nodes spent below
+    /// the best root move: a small share means its rivals were hard to refute.
+    fn effort_scale(&self, depth: i32) -> f64 {
+        if self.p.tm_effort == 0 || depth < 6 {
+            return 1.0;
+        }
+        let best_share = self.root_moves[0].nodes as f64 / self.nodes.max(1) as f64;
+        ((1.5 - best_share) * self.p.tm_effort as f64 / 100.0).clamp(0.6, 1.6)
+    }
+
+    /// Soft-limit factor from how far the best score fell since the last iteration.
+    fn fall_scale(&self, previous_best_score: Option<i32>) -> f64 {
+        match previous_best_score {
+            Some(prev) if self.p.tm_fall > 0 && prev.abs() < MATE_BOUND => {
+                let fall = (prev - self.root_moves[0].score).clamp(0, 100);
+                1.0 + fall as f64 / self.p.tm_fall as f64
+            }
+            _ => 1.0,
         }
     }
 
@@ -1052,6 +1093,7 @@ fn root_moves(pos: &Position, limits: &Limits) -> Vec<RootMove> {
             previous_score: -INFINITE,
             pv: vec![mv],
             seldepth: 0,
+            nodes: 0,
         })
         .collect()
 }
