@@ -366,26 +366,19 @@ impl<'a> Searcher<'a> {
         // The static eval (cached raw in the TT) with the pawn-structure
         // correction; the pruning rules use a TT score instead where its bound
         // says it is the better estimate.
-        let raw_eval = match tt_hit {
-            _ if in_check => -INFINITE,
-            Some(hit) => hit.eval,
-            None => evaluate(pos),
-        };
-        let static_eval = if in_check {
-            -INFINITE
+        let (raw_eval, static_eval, eval) = if in_check {
+            (-INFINITE, -INFINITE, -INFINITE)
         } else {
-            self.data
+            let raw = tt_hit.map_or_else(|| evaluate(pos), |h| h.eval);
+            let corrected = self
+                .data
                 .correction
-                .corrected(pos, raw_eval, self.p.correction_limit)
-        };
-        let eval = if in_check {
-            -INFINITE
-        } else {
-            refined_eval(
-                static_eval,
-                tt_hit.as_ref(),
-                ply,
-                self.p.tt_eval_refine != 0,
+                .corrected(pos, raw, self.p.correction_limit);
+            let refine = self.p.tt_eval_refine != 0;
+            (
+                raw,
+                corrected,
+                refined_eval(corrected, tt_hit.as_ref(), ply, refine),
             )
         };
         self.stack[ply].eval = static_eval;
@@ -1023,8 +1016,6 @@ impl<'a> Searcher<'a> {
     }
 }
 
-/// The stored score if its bound settles the window (alpha, beta).
-#[inline]
 /// The static eval, or the TT score where its bound shows the eval is off
 /// in the direction the bound proves (a lower bound above it, an upper bound
 /// below it).
@@ -1045,6 +1036,8 @@ fn refined_eval(static_eval: i32, hit: Option<&TtHit>, ply: usize, enabled: bool
     }
 }
 
+/// The stored score if its bound settles the window (alpha, beta).
+#[inline]
 fn tt_cutoff(hit: &TtHit, ply: usize, alpha: i32, beta: i32) -> Option<i32> {
     let score = score_from_tt(hit.score, ply);
     let settles = match hit.bound {
