@@ -1091,6 +1091,17 @@ fn root_moves(pos: &Position, limits: &Limits) -> Vec<RootMove> {
         .collect()
 }
 
+/// Puts the hash move (when legal and among the roots) first, keeping the
+/// others in order: a `stop` that lands before the first root move is done
+/// then still answers with the move the last search preferred, not whichever
+/// legal move the generator happened to list first.
+fn hash_move_first(roots: &mut [RootMove], tt: &TranspositionTable, pos: &Position) {
+    let hash_move = tt.probe(pos.key()).and_then(|hit| hit.mv);
+    if let Some(index) = hash_move.and_then(|m| roots.iter().position(|r| r.mv == m)) {
+        roots[..=index].rotate_right(1);
+    }
+}
+
 /// Runs a whole search in the calling thread (helpers in scoped threads) and
 /// returns the thread data for reuse. Sends `Done` at the end.
 pub fn run_search(
@@ -1103,7 +1114,7 @@ pub fn run_search(
     let threads = request.threads.max(1);
     thread_data.resize_with(threads, ThreadData::default);
     let pos = request.position;
-    let roots = root_moves(&pos, &request.limits);
+    let mut roots = root_moves(&pos, &request.limits);
     if roots.is_empty() {
         let _ = events.send(SearchEvent::Done {
             best: None,
@@ -1113,6 +1124,7 @@ pub fn run_search(
         return (None, 0);
     }
     tt.new_search();
+    hash_move_first(&mut roots, tt, &pos);
     let budget = TimeBudget::new(
         &request.limits,
         pos.side_to_move(),

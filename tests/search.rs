@@ -3,8 +3,9 @@
 //! and the determinism of `bench`.
 
 use guoxiang::movegen::legal_moves;
-use guoxiang::search::{mate_in, search_fixed_depth, ThreadData, MATE};
-use guoxiang::tt::TranspositionTable;
+use guoxiang::search::{mate_in, search_fixed_depth, search_sync, ThreadData, MATE};
+use guoxiang::time::Limits;
+use guoxiang::tt::{Bound, TranspositionTable};
 use guoxiang::{Move, Position};
 
 /// Searches `pos` (after the game `history`, oldest key first) to `depth`
@@ -202,4 +203,23 @@ fn fixed_depth_search_is_deterministic_with_a_reused_table() {
         search_fixed_depth(&pos, &[], 7, &tt, &mut data)
     };
     assert_eq!(run(), run());
+}
+
+#[test]
+fn a_search_stopped_before_any_root_move_plays_the_hash_move() {
+    // A one-node limit stops the search before the first root move is done;
+    // the answer is then the hash move, not the generator's first move.
+    let pos = Position::startpos();
+    let legal = legal_moves(&pos);
+    let hash_move = *legal.last().expect("the start position has moves");
+    assert_ne!(legal[0], hash_move);
+    let tt = TranspositionTable::new(16).expect("a 16 MB table");
+    tt.store(pos.key(), Some(hash_move), 20, 20, 8, Bound::Exact);
+    let mut data = vec![ThreadData::default()];
+    let limits = Limits {
+        nodes: Some(1),
+        ..Limits::default()
+    };
+    let (best, _, _) = search_sync(&pos, &[], limits, &tt, &mut data);
+    assert_eq!(best, Some(hash_move));
 }
