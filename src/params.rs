@@ -94,6 +94,9 @@ search_params! {
     /// at most this many centipawns; 0 turns it off. Off until an SPRT
     /// accepts it (see the strength log).
     correction_limit = 0, 0..=128, step 8;
+    /// Percent of the two piece-placement corrections (one per colour,
+    /// same cap) added to the pawn one; 0: off, pending an SPRT.
+    piece_correction = 0, 0..=100, step 10;
     /// 1: a hash score whose bound shows the static eval is off replaces it
     /// in the pruning rules; 0: off, pending an SPRT like the line above.
     tt_eval_refine = 0, 0..=1, step 1;

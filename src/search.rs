@@ -370,10 +370,12 @@ impl<'a> Searcher<'a> {
             (-INFINITE, -INFINITE, -INFINITE)
         } else {
             let raw = tt_hit.map_or_else(|| evaluate(pos), |h| h.eval);
-            let corrected = self
-                .data
-                .correction
-                .corrected(pos, raw, self.p.correction_limit);
+            let corrected = self.data.correction.corrected(
+                pos,
+                raw,
+                self.p.correction_limit,
+                self.p.piece_correction,
+            );
             let refine = self.p.tt_eval_refine != 0;
             (
                 raw,
@@ -695,6 +697,7 @@ impl<'a> Searcher<'a> {
                     depth,
                     best_score - static_eval,
                     self.p.correction_limit,
+                    self.p.piece_correction,
                 );
             }
             let stored_eval = if in_check { 0 } else { raw_eval };
@@ -745,10 +748,12 @@ impl<'a> Searcher<'a> {
             stand_pat = -INFINITE;
         } else {
             raw_eval = tt_hit.map_or_else(|| evaluate(pos), |h| h.eval);
-            let static_eval =
-                self.data
-                    .correction
-                    .corrected(pos, raw_eval, self.p.correction_limit);
+            let static_eval = self.data.correction.corrected(
+                pos,
+                raw_eval,
+                self.p.correction_limit,
+                self.p.piece_correction,
+            );
             stand_pat = refined_eval(
                 static_eval,
                 tt_hit.as_ref(),
