@@ -267,6 +267,15 @@ impl<'a> Searcher<'a> {
         }
     }
 
+    /// `raw` with this thread's correction history applied (pawn structure,
+    /// plus piece placement when `piece_correction` is on).
+    #[inline]
+    fn corrected_eval(&self, pos: &Position, raw: i32) -> i32 {
+        let p = &self.p;
+        let history = &self.data.correction;
+        history.corrected(pos, raw, p.correction_limit, p.piece_correction)
+    }
+
     #[inline]
     fn stopped(&self) -> bool {
         self.shared.stop.load(Ordering::Relaxed)
@@ -363,19 +372,14 @@ impl<'a> Searcher<'a> {
             }
         }
 
-        // The static eval (cached raw in the TT) with the pawn-structure
-        // correction; the pruning rules use a TT score instead where its bound
-        // says it is the better estimate.
+        // The static eval (cached raw in the TT) with the correction history;
+        // the pruning rules use a TT score instead where its bound says it is
+        // the better estimate.
         let (raw_eval, static_eval, eval) = if in_check {
             (-INFINITE, -INFINITE, -INFINITE)
         } else {
             let raw = tt_hit.map_or_else(|| evaluate(pos), |h| h.eval);
-            let corrected = self.data.correction.corrected(
-                pos,
-                raw,
-                self.p.correction_limit,
-                self.p.piece_correction,
-            );
+            let corrected = self.corrected_eval(pos, raw);
             let refine = self.p.tt_eval_refine != 0;
             (
                 raw,
@@ -748,12 +752,7 @@ impl<'a> Searcher<'a> {
             stand_pat = -INFINITE;
         } else {
             raw_eval = tt_hit.map_or_else(|| evaluate(pos), |h| h.eval);
-            let static_eval = self.data.correction.corrected(
-                pos,
-                raw_eval,
-                self.p.correction_limit,
-                self.p.piece_correction,
-            );
+            let static_eval = self.corrected_eval(pos, raw_eval);
             stand_pat = refined_eval(
                 static_eval,
                 tt_hit.as_ref(),
