@@ -276,9 +276,12 @@ impl<'a> Searcher<'a> {
         history.corrected(pos, raw, p.correction_limit, p.piece_correction)
     }
 
+    /// Whether the search must unwind now. The main thread finishes depth 1
+    /// first (a few hundred nodes at most), so an immediate `stop` or a tiny
+    /// node limit still answers with a searched move, not the generator's first.
     #[inline]
     fn stopped(&self) -> bool {
-        self.shared.stop.load(Ordering::Relaxed)
+        (self.completed_depth > 0 || !self.is_main()) && self.shared.stop.load(Ordering::Relaxed)
     }
 
     /// Draw by rule at an inner node: 50 moves, repetition, dead position.

@@ -450,10 +450,11 @@ impl Engine {
             let result: Result<(), String> = (|| {
                 let num = |min: i64, max: i64| -> Result<i64, String> {
                     let v = value.ok_or(format!("go {key}: missing value"))?;
-                    let n: i64 = v
+                    // Parsed wide so that a huge value saturates instead of being refused.
+                    let n: i128 = v
                         .parse()
                         .map_err(|_| format!("go {key}: '{v}' is not a number"))?;
-                    Ok(n.clamp(min, max))
+                    Ok(n.clamp(i128::from(min), i128::from(max)) as i64)
                 };
                 match key {
                     "wtime" => limits.wtime = Some(num(i64::MIN / 4, i64::MAX / 4)?),

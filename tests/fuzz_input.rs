@@ -237,17 +237,19 @@ fn generate_line(rng: &mut Rng) -> String {
 
 /// Whether a line asks for something that only takes long (a huge table, a
 /// deep perft, a thousand threads): those are tested on their own elsewhere.
+/// Numbers are read as `i128` because the engine saturates values too big
+/// for 64 bits (`go perft 99999999999999999999` is a perft 15).
 fn too_expensive(line: &str) -> bool {
     let lower = line.to_ascii_lowercase();
     let tokens: Vec<&str> = lower.split_whitespace().collect();
-    let big_after = |key: &str, limit: i64| {
+    let big_after = |key: &str, limit: i128| {
         tokens
             .windows(2)
-            .any(|w| w[0] == key && w[1].parse::<i64>().is_ok_and(|n| n > limit))
+            .any(|w| w[0] == key && w[1].parse::<i128>().is_ok_and(|n| n > limit))
             || (lower.contains(key)
                 && tokens
                     .iter()
-                    .any(|t| t.parse::<i64>().is_ok_and(|n| n > limit)))
+                    .any(|t| t.parse::<i128>().is_ok_and(|n| n > limit)))
     };
     (lower.contains("hash") && big_after("value", 64))
         || (lower.contains("threads") && big_after("value", 4))
@@ -264,7 +266,7 @@ fn starts_search(line: &str) -> bool {
     tokens.first() == Some(&"go")
         && !tokens
             .windows(2)
-            .any(|w| w[0] == "perft" && w[1].parse::<i64>().is_ok())
+            .any(|w| w[0] == "perft" && w[1].parse::<i128>().is_ok())
 }
 
 #[derive(Clone, Default)]

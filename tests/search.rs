@@ -5,7 +5,7 @@
 use guoxiang::movegen::legal_moves;
 use guoxiang::search::{mate_in, search_fixed_depth, search_sync, ThreadData, MATE};
 use guoxiang::time::Limits;
-use guoxiang::tt::{Bound, TranspositionTable};
+use guoxiang::tt::TranspositionTable;
 use guoxiang::{Move, Position};
 
 /// Searches `pos` (after the game `history`, oldest key first) to `depth`
@@ -206,20 +206,18 @@ fn fixed_depth_search_is_deterministic_with_a_reused_table() {
 }
 
 #[test]
-fn a_search_stopped_before_any_root_move_plays_the_hash_move() {
-    // A one-node limit stops the search before the first root move is done;
-    // the answer is then the hash move, not the generator's first move.
-    let pos = Position::startpos();
-    let legal = legal_moves(&pos);
-    let hash_move = *legal.last().expect("the start position has moves");
-    assert_ne!(legal[0], hash_move);
+fn a_one_node_limit_still_finishes_depth_one() {
+    // The limit is reached at the first node, but the main thread completes
+    // depth 1 before it stops, so it finds the mate in one (Ra8#) rather than
+    // answering with whatever move comes first.
+    let pos = fen("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1");
     let tt = TranspositionTable::new(16).expect("a 16 MB table");
-    tt.store(pos.key(), Some(hash_move), 20, 20, 8, Bound::Exact);
     let mut data = vec![ThreadData::default()];
     let limits = Limits {
         nodes: Some(1),
         ..Limits::default()
     };
-    let (best, _, _) = search_sync(&pos, &[], limits, &tt, &mut data);
-    assert_eq!(best, Some(hash_move));
+    let (best, _, score) = search_sync(&pos, &[], limits, &tt, &mut data);
+    assert_eq!(uci(best), "a1a8");
+    assert_eq!(mate_in(score), Some(1));
 }

@@ -125,6 +125,23 @@ fn go_nodes() {
 }
 
 #[test]
+fn go_with_a_value_too_big_for_64_bits_saturates() {
+    let mut e = engine();
+    e.send("position startpos");
+    let (lines, _) = e.go("go depth 3 nodes 99999999999999999999");
+    assert!(
+        !lines.iter().any(|l| l.starts_with("info string")),
+        "a huge node count is a valid limit: {lines:?}"
+    );
+    let infos: Vec<_> = lines.iter().filter_map(|l| common::parse_info(l)).collect();
+    assert_eq!(
+        infos.last().map(|i| i.depth),
+        Some(3),
+        "the depth limit ends it"
+    );
+}
+
+#[test]
 fn go_movetime() {
     let mut e = engine();
     search(&mut e, KIWIPETE, "go movetime 200");
