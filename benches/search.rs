@@ -1,4 +1,4 @@
-//! Search-side benchmarks: static evaluation, static exchange evaluation,
+//! Search-side benchmarks: static evaluation (hand-written and network), static exchange evaluation,
 //! the transposition table, and fixed-depth searches. They time the parts
 //! that the README's "Search speed" rows change.
 //!
@@ -6,8 +6,9 @@
 //! `-- --warm-up-time 1 --measurement-time 3` for a quick pass.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use guoxiang::eval::evaluate;
+use guoxiang::eval::evaluate_hce;
 use guoxiang::movegen::legal_moves;
+use guoxiang::nnue;
 use guoxiang::search::{search_fixed_depth, ThreadData};
 use guoxiang::see::see_ge;
 use guoxiang::tt::{Bound, TranspositionTable};
@@ -41,7 +42,12 @@ fn bench_evaluate(c: &mut Criterion) {
     let mut group = c.benchmark_group("evaluate");
     for &(name, fen) in POSITIONS {
         let pos = position(fen);
-        group.bench_function(name, |b| b.iter(|| evaluate(black_box(&pos))));
+        group.bench_function(format!("{name}_hce"), |b| {
+            b.iter(|| evaluate_hce(black_box(&pos)))
+        });
+        group.bench_function(format!("{name}_nnue"), |b| {
+            b.iter(|| nnue::evaluate(black_box(&pos)))
+        });
     }
     group.finish();
 }

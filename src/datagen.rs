@@ -32,11 +32,11 @@
 //!
 //! Written positions are quiet: not in check, the move the search chose is
 //! not a capture or a promotion, no mate score, and not among the first 8
-//! plies after the opening. Each is one line, the FEN, a bar, and the game's
-//! result from White's point of view:
+//! plies after the opening. Each is one line: the FEN, the game's result and
+//! the search's score in centipawns, both from White's point of view:
 //!
 //! ```text
-//! r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4 | 0.5
+//! r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4 | 0.5 | 23
 //! ```
 //!
 //! Every game depends only on the seed and its number (the tables are
@@ -111,8 +111,9 @@ pub struct DatagenStats {
 
 /// One finished game.
 struct Game {
-    /// Quiet positions as FENs.
-    fens: Vec<String>,
+    /// Quiet positions as FENs, each with the search's score in centipawns
+    /// from White's point of view.
+    fens: Vec<(String, i32)>,
     /// 1.0, 0.5 or 0.0, White's point of view.
     result: f64,
     plies: u64,
@@ -262,7 +263,7 @@ fn play_game(
             && best.promotion_piece().is_none()
             && score.abs() < MATE_BOUND
         {
-            fens.push(pos.to_fen());
+            fens.push((pos.to_fen(), white_score));
         }
         history.push(pos.key());
         pos.make_move(best);
@@ -338,8 +339,8 @@ pub fn generate(
                     }
                 };
                 if write_error.is_none() {
-                    for fen in &game.fens {
-                        if let Err(e) = writeln!(out, "{fen} | {result}") {
+                    for (fen, score) in &game.fens {
+                        if let Err(e) = writeln!(out, "{fen} | {result} | {score}") {
                             write_error = Some(e.to_string());
                             // Stop handing out games; the running ones finish.
                             next.store(opts.games, Ordering::Relaxed);
@@ -545,8 +546,13 @@ mod tests {
         assert!(stats.positions > 0, "no positions");
         assert_eq!(text.lines().count() as u64, stats.positions);
         for line in text.lines() {
-            let (fen, result) = line.split_once(" | ").expect("FEN | result");
+            let fields: Vec<&str> = line.split(" | ").collect();
+            let [fen, result, score] = fields[..] else {
+                panic!("not FEN | result | score: {line}");
+            };
             assert!(["1.0", "0.5", "0.0"].contains(&result), "{line}");
+            let score: i32 = score.parse().expect("score in centipawns");
+            assert!(score.abs() < MATE_BOUND, "{line}");
             let pos = Position::from_fen(fen, false).expect("valid FEN");
             assert_eq!(pos.to_fen(), fen);
             assert!(!pos.in_check(), "{line}");

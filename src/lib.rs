@@ -15,6 +15,8 @@ pub mod datagen;
 pub mod eval;
 pub mod movegen;
 pub mod moves;
+pub mod nnue;
+pub mod nnue_train;
 pub mod ordering;
 pub mod params;
 pub mod perft;

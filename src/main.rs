@@ -1,5 +1,5 @@
 //! The `guoxiang` binary: the UCI engine by default, plus the developer
-//! subcommands `perft`, `bench`, `datagen`, `tune`, `spsa` and `sprt`.
+//! subcommands `perft`, `bench`, `datagen`, `tune`, `nnue`, `spsa` and `sprt`.
 
 use guoxiang::cli::{exit_code, flag_value};
 use guoxiang::perft::{divide, parse_suite, run_suite, SuiteOptions};
@@ -15,9 +15,11 @@ const USAGE: &str = "usage:
                                 check every position of an EPD or block-format perft suite
   guoxiang bench [depth]        fixed-depth search of the bench positions; prints nodes and nps
   guoxiang datagen [--games N] [--nodes N] [--threads N] [--seed S] [--out FILE] [--openings FILE]
-                                self-play games; writes quiet positions as `FEN | result`
+                                self-play games; writes quiet positions as `FEN | result | score`
   guoxiang tune --data FILE [--epochs N] [--lr X] [--out FILE] [--write-eval src/eval.rs]
                                 Texel-tunes the evaluation weights on datagen positions
+  guoxiang nnue --data FILE [--epochs N] [--threads N] [--out FILE]
+                                trains the network evaluation on datagen positions
   guoxiang spsa [--pairs N] [--nodes N | --tc BASE+INC] [--params a,b,..] [--threads N]
                                 tunes the search parameters on game pairs played in process
   guoxiang sprt --name NAME [--prior A,B,C,D,E] [--elo0 X] [--elo1 Y] FILE.pgn...
@@ -34,6 +36,7 @@ fn main() -> ExitCode {
         Some("bench") => bench_command(&args[1..]),
         Some("datagen") => guoxiang::datagen::command(&args[1..]),
         Some("tune") => guoxiang::tune::command(&args[1..]),
+        Some("nnue") => guoxiang::nnue_train::command(&args[1..]),
         Some("sprt") => guoxiang::sprt::command(&args[1..]),
         Some("spsa") => guoxiang::spsa::command(&args[1..]),
         Some("-h" | "--help" | "help") => {

@@ -49,6 +49,8 @@ pub struct ThreadData {
     killers: [[Option<Move>; 2]; MAX_PLY + 2],
     /// How far the static eval has been from search results, by pawn structure.
     pub(crate) correction: CorrectionHistory,
+    /// The network's accumulators by ply.
+    pub(crate) accumulators: crate::nnue::AccumulatorStack,
 }
 
 impl Default for ThreadData {
@@ -59,6 +61,7 @@ impl Default for ThreadData {
             captures: Box::new([[[0; 6]; 64]; 12]),
             killers: [[None; 2]; MAX_PLY + 2],
             correction: CorrectionHistory::default(),
+            accumulators: crate::nnue::AccumulatorStack::default(),
         }
     }
 }

@@ -8,7 +8,7 @@
 //! transposition table; the main thread owns the clock, reports, and
 //! decides the move. The search never prints: it sends [`SearchEvent`]s.
 
-use crate::eval::evaluate;
+use crate::eval::evaluate_at;
 use crate::movegen::{generate_moves, legal_moves, GenKind};
 use crate::moves::{Move, MoveList};
 use crate::ordering::{pick, piece_to, MovePicker, Previous, TT_MOVE_SCORE};
@@ -276,6 +276,12 @@ impl<'a> Searcher<'a> {
         history.corrected(pos, raw, p.correction_limit, p.piece_correction)
     }
 
+    /// The static evaluation of the node `ply` plies from the root.
+    #[inline]
+    fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
+        evaluate_at(pos, &mut self.data.accumulators, ply)
+    }
+
     /// Whether the search must unwind now. The main thread finishes depth 1
     /// first (a few hundred nodes at most), so an immediate `stop` or a tiny
     /// node limit still answers with a searched move, not the generator's first.
@@ -353,7 +359,11 @@ impl<'a> Searcher<'a> {
                 return DRAW;
             }
             if ply >= MAX_PLY {
-                return if in_check { DRAW } else { evaluate(pos) };
+                return if in_check {
+                    DRAW
+                } else {
+                    self.evaluate(pos, ply)
+                };
             }
             // Mate-distance pruning: no line from here beats a mate already found nearer the root.
             alpha = alpha.max(-MATE + ply as i32);
@@ -381,7 +391,10 @@ impl<'a> Searcher<'a> {
         let (raw_eval, static_eval, eval) = if in_check {
             (-INFINITE, -INFINITE, -INFINITE)
         } else {
-            let raw = tt_hit.map_or_else(|| evaluate(pos), |h| h.eval);
+            let raw = match tt_hit {
+                Some(hit) => hit.eval,
+                None => self.evaluate(pos, ply),
+            };
             let corrected = self.corrected_eval(pos, raw);
             let refine = self.p.tt_eval_refine != 0;
             (
@@ -739,7 +752,11 @@ impl<'a> Searcher<'a> {
             };
         }
         if ply >= MAX_PLY {
-            return if in_check { DRAW } else { evaluate(pos) };
+            return if in_check {
+                DRAW
+            } else {
+                self.evaluate(pos, ply)
+            };
         }
         let key = pos.key();
         let tt_hit = self.tt.probe(key);
@@ -754,7 +771,10 @@ impl<'a> Searcher<'a> {
             best_score = -INFINITE;
             stand_pat = -INFINITE;
         } else {
-            raw_eval = tt_hit.map_or_else(|| evaluate(pos), |h| h.eval);
+            raw_eval = match tt_hit {
+                Some(hit) => hit.eval,
+                None => self.evaluate(pos, ply),
+            };
             let static_eval = self.corrected_eval(pos, raw_eval);
             stand_pat = refined_eval(
                 static_eval,

@@ -100,15 +100,16 @@ pub enum LossKind {
     CrossEntropy,
 }
 
-/// Parses one data line: `Ok(None)` for blank and comment lines.
+/// Parses one data line, `FEN | result` with an optional `| score` after it
+/// (the score is not used here): `Ok(None)` for blank and comment lines.
 pub fn parse_line(line: &str) -> Result<Option<(&str, f64)>, String> {
     let line = line.trim();
     if line.is_empty() || line.starts_with('#') {
         return Ok(None);
     }
-    let (fen, result) = line
-        .rsplit_once('|')
-        .ok_or("no '|' between FEN and result")?;
+    let mut fields = line.split('|');
+    let fen = fields.next().unwrap_or_default();
+    let result = fields.next().ok_or("no '|' between FEN and result")?;
     let result = match result.trim() {
         "1-0" => 1.0,
         "0-1" => 0.0,

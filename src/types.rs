@@ -137,6 +137,13 @@ impl Piece {
         self.0 as usize
     }
 
+    /// The piece of [`Piece::index`] `i` (0..12).
+    #[inline(always)]
+    pub const fn from_index(i: usize) -> Piece {
+        debug_assert!(i < 12);
+        Piece(i as u8)
+    }
+
     /// FEN letter: upper case for White.
     pub fn char(self) -> char {
         let c = self.kind().char();

@@ -311,6 +311,10 @@ impl Engine {
             "option name Move Overhead type spin default 50 min 0 max {MAX_OVERHEAD_MS}"
         ));
         send("option name UCI_Chess960 type check default false");
+        send(&format!(
+            "option name UseNNUE type check default {}",
+            crate::nnue::DEFAULT_ENABLED
+        ));
         send("option name Clear Hash type button");
         send("uciok");
     }
@@ -411,6 +415,16 @@ impl Engine {
             "uci_chess960" => {
                 self.options.chess960 = check()?;
                 self.position.set_chess960(self.options.chess960);
+            }
+            "usennue" => {
+                let on = check()?;
+                if on != crate::nnue::enabled() {
+                    // Stored static evaluations and corrections belong to
+                    // the other evaluation: start afresh.
+                    crate::nnue::set_enabled(on);
+                    self.tt.clear();
+                    self.thread_data.iter_mut().for_each(ThreadData::clear);
+                }
             }
             "clear hash" => {
                 self.tt.clear();

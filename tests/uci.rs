@@ -72,6 +72,7 @@ fn handshake_lists_id_and_options_then_uciok() {
         "option name Ponder type check",
         "option name Move Overhead type spin",
         "option name UCI_Chess960 type check",
+        "option name UseNNUE type check",
         "option name Clear Hash type button",
     ];
     for want in expected {
@@ -555,6 +556,7 @@ fn bad_options_and_go_values_are_reported() {
         "setoption name MultiPV value 0",
         "setoption name Ponder value maybe",
         "setoption name UCI_Chess960 value 1",
+        "setoption name UseNNUE value yes",
         "setoption name Nope value 1",
         "setoption Hash value 16",
         "setoption",
@@ -604,6 +606,41 @@ fn bad_options_and_go_values_are_reported() {
     e.sync_no_bestmove("after bestmove");
     let (_, best) = e.go("go depth 3");
     check_bestmove(&best, &pos);
+}
+
+#[test]
+fn use_nnue_switches_between_network_and_hand_written_evaluation() {
+    let fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/P3BPPP/R1BQ1RK1 w - - 0 9";
+    let pos = guoxiang::Position::from_fen(fen, false).expect("fen");
+    let mut e = engine();
+    e.send(&format!("position fen {fen}"));
+    let static_eval = |e: &mut Engine| -> i32 {
+        e.send("eval");
+        let lines = e.wait_for("the static evaluation", |l| {
+            l.starts_with("info string static evaluation")
+        });
+        let line = lines.last().expect("a line");
+        line.split_whitespace()
+            .nth(4)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no number in '{line}'"))
+    };
+    let default = static_eval(&mut e);
+    e.send("setoption name UseNNUE value false");
+    assert!(e.sync().is_empty());
+    assert_eq!(static_eval(&mut e), guoxiang::eval::evaluate_hce(&pos));
+    let (_, best) = e.go("go depth 5");
+    check_bestmove(&best, &pos);
+    e.send("setoption name UseNNUE value true");
+    assert_eq!(static_eval(&mut e), guoxiang::nnue::evaluate(&pos));
+    let (_, best) = e.go("go depth 5");
+    check_bestmove(&best, &pos);
+    let expected_default = if guoxiang::nnue::DEFAULT_ENABLED {
+        guoxiang::nnue::evaluate(&pos)
+    } else {
+        guoxiang::eval::evaluate_hce(&pos)
+    };
+    assert_eq!(default, expected_default);
 }
 
 #[test]

@@ -1,0 +1,562 @@
+//! `guoxiang nnue`: trains the network of [`crate::nnue`] on `datagen`
+//! positions (the engine's own self-play only) and writes it as a network
+//! file.
+//!
+//! ```text
+//! guoxiang nnue --data selfplay.txt --epochs 20 --threads 2 --out src/net.nnue
+//! ```
+//!
+//! Options (defaults in brackets):
+//!
+//! * `--data FILE` (repeatable): `FEN | result | score` lines from `datagen`
+//!   (result and score from White's point of view).
+//! * `--epochs N` [20], `--batch N` [4096], `--lr X` [0.01]: Adam over
+//!   mini-batches; the rate drops tenfold for the last 30% of the epochs.
+//! * `--lambda X` [0.75]: the weight of the search score in the target,
+//!   `lambda * sigmoid(score / 400) + (1 - lambda) * result`.
+//! * `--hce-percent P` [0]: the score is `P`% of the hand-written evaluation
+//!   plus the network, which learns the rest (0: the network alone; 100: a
+//!   correction to the hand-written evaluation).
+//! * `--threads N` [1], `--seed S` [1], `--out FILE` [net.nnue].
+//!
+//! Each epoch shuffles the positions and mirrors every other one left to
+//! right (the network never sees castling rights, so the mirrored position
+//! is worth the same); the last 2% of the positions (whole games) are held
+//! out for the validation loss, and the epoch with the lowest validation loss is written. The loss
+//! is the squared error between `sigmoid(output)` and the target, with
+//! `output` in units of [`SCALE`] centipawns.
+
+use crate::cli::{exit_code, flag_value};
+use crate::nnue::{feature, Network, HIDDEN, INPUTS, QA, QB, SCALE};
+use crate::position::Position;
+use crate::types::Color;
+use std::process::ExitCode;
+use std::time::Instant;
+
+const USAGE: &str = "usage: guoxiang nnue --data FILE [--data FILE..] [--epochs N] [--batch N] \
+[--lr X] [--lambda X] [--hce-percent P] [--threads N] [--seed S] [--out FILE]";
+
+/// Float weights are kept inside this range so that the quantised network
+/// cannot overflow its i16 accumulators (33 rows x 1.98 x QA < 32767).
+const CLIP: f32 = 1.98;
+
+/// One training position: White-perspective feature indices of its pieces,
+/// the side to move and the target from the side to move's point of view.
+#[derive(Clone, Copy)]
+pub struct Sample {
+    features: [u16; 32],
+    count: u8,
+    black_to_move: bool,
+    target: f32,
+    /// The hand-written evaluation in output units (centipawns / SCALE),
+    /// side to move's point of view: the yardstick for the loss, and the
+    /// base whose share `--hce-percent` the network adds to.
+    hce: f32,
+}
+
+/// The White-perspective feature seen from Black: colours swapped, board
+/// flipped vertically.
+#[inline(always)]
+fn flip_perspective(f: usize) -> usize {
+    let other_colour = if f >= 384 { f - 384 } else { f + 384 };
+    other_colour ^ 56
+}
+
+impl Sample {
+    /// Builds a sample from a parsed data line; `None` for positions with
+    /// more than 32 pieces (never legal chess).
+    pub fn new(pos: &Position, result_white: f32, score_white: f32, lambda: f32) -> Option<Sample> {
+        let mut features = [0u16; 32];
+        let mut count = 0;
+        for sq in pos.occupied() {
+            let piece = pos.piece_on(sq)?;
+            *features.get_mut(count)? = feature(Color::White, piece, sq) as u16;
+            count += 1;
+        }
+        let black_to_move = pos.side_to_move() == Color::Black;
+        let hce = crate::eval::evaluate_hce(pos) as f32 / SCALE as f32;
+        let white_target = lambda * sigmoid(score_white / 400.0) + (1.0 - lambda) * result_white;
+        Some(Sample {
+            features,
+            count: count as u8,
+            black_to_move,
+            target: if black_to_move {
+                1.0 - white_target
+            } else {
+                white_target
+            },
+            hce,
+        })
+    }
+
+    /// The active inputs of the side to move's and the opponent's
+    /// perspective, mirrored left to right when `mirror` is set.
+    fn inputs(&self, mirror: bool) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let file_flip = if mirror { 7 } else { 0 };
+        self.features[..self.count as usize].iter().map(move |&f| {
+            let white = f as usize ^ file_flip;
+            let black = flip_perspective(white);
+            if self.black_to_move {
+                (black, white)
+            } else {
+                (white, black)
+            }
+        })
+    }
+}
+
+#[inline(always)]
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// The float network the trainer works on; the layout of [`Network`].
+#[derive(Clone)]
+pub struct FloatNet {
+    /// `INPUTS x HIDDEN`, input-major.
+    w1: Vec<f32>,
+    b1: Vec<f32>,
+    /// `2 x HIDDEN`: side to move first.
+    w2: Vec<f32>,
+    b2: f32,
+    /// The share (percent) of the hand-written evaluation added to the output.
+    hce_percent: u32,
+}
+
+impl FloatNet {
+    fn zeros() -> FloatNet {
+        FloatNet {
+            w1: vec![0.0; INPUTS * HIDDEN],
+            b1: vec![0.0; HIDDEN],
+            w2: vec![0.0; 2 * HIDDEN],
+            b2: 0.0,
+            hce_percent: 0,
+        }
+    }
+
+    /// Small uniform random weights.
+    pub fn random(seed: u64, hce_percent: u32) -> FloatNet {
+        let mut rng = crate::datagen::Rng(seed);
+        let mut uniform = |range: f32| {
+            let unit = (rng.next() >> 40) as f32 / (1u64 << 24) as f32;
+            (unit * 2.0 - 1.0) * range
+        };
+        let mut net = FloatNet::zeros();
+        let r1 = 1.0 / (INPUTS as f32).sqrt();
+        net.w1.iter_mut().for_each(|w| *w = uniform(r1));
+        let r2 = 1.0 / (2.0 * HIDDEN as f32).sqrt();
+        net.w2.iter_mut().for_each(|w| *w = uniform(r2));
+        net.hce_percent = hce_percent;
+        net
+    }
+
+    /// Forward pass: the output (in units of SCALE centipawns) and the
+    /// accumulators before activation.
+    fn forward(&self, sample: &Sample, mirror: bool, acc: &mut [[f32; HIDDEN]; 2]) -> f32 {
+        acc[0].copy_from_slice(&self.b1);
+        acc[1].copy_from_slice(&self.b1);
+        for (us, them) in sample.inputs(mirror) {
+            for (a, w) in acc[0].iter_mut().zip(&self.w1[us * HIDDEN..][..HIDDEN]) {
+                *a += w;
+            }
+            for (a, w) in acc[1].iter_mut().zip(&self.w1[them * HIDDEN..][..HIDDEN]) {
+                *a += w;
+            }
+        }
+        let mut out = self.b2 + sample.hce * self.hce_percent as f32 / 100.0;
+        for (side, weights) in self.w2.chunks_exact(HIDDEN).enumerate() {
+            for (a, w) in acc[side].iter().zip(weights) {
+                let c = a.clamp(0.0, 1.0);
+                out += c * c * w;
+            }
+        }
+        out
+    }
+
+    /// Adds the gradient of the squared error on `sample` to `grad`; returns
+    /// the loss.
+    fn backward(&self, sample: &Sample, mirror: bool, grad: &mut FloatNet) -> f32 {
+        let mut acc = [[0.0f32; HIDDEN]; 2];
+        let out = self.forward(sample, mirror, &mut acc);
+        let p = sigmoid(out);
+        let err = p - sample.target;
+        let d_out = 2.0 * err * p * (1.0 - p);
+        grad.b2 += d_out;
+        let mut d_acc = [[0.0f32; HIDDEN]; 2];
+        for side in 0..2 {
+            let w2 = &self.w2[side * HIDDEN..][..HIDDEN];
+            let g2 = &mut grad.w2[side * HIDDEN..][..HIDDEN];
+            for j in 0..HIDDEN {
+                let a = acc[side][j];
+                let c = a.clamp(0.0, 1.0);
+                g2[j] += d_out * c * c;
+                if a > 0.0 && a < 1.0 {
+                    d_acc[side][j] = d_out * w2[j] * 2.0 * a;
+                }
+            }
+        }
+        for ((g, d0), d1) in grad.b1.iter_mut().zip(&d_acc[0]).zip(&d_acc[1]) {
+            *g += d0 + d1;
+        }
+        for (us, them) in sample.inputs(mirror) {
+            for (g, d) in grad.w1[us * HIDDEN..][..HIDDEN].iter_mut().zip(&d_acc[0]) {
+                *g += d;
+            }
+            for (g, d) in grad.w1[them * HIDDEN..][..HIDDEN].iter_mut().zip(&d_acc[1]) {
+                *g += d;
+            }
+        }
+        err * err
+    }
+
+    /// Mean loss over `samples` (no mirroring).
+    pub fn loss(&self, samples: &[Sample]) -> f64 {
+        let mut acc = [[0.0f32; HIDDEN]; 2];
+        let total: f64 = samples
+            .iter()
+            .map(|s| {
+                let e = sigmoid(self.forward(s, false, &mut acc)) - s.target;
+                f64::from(e * e)
+            })
+            .sum();
+        total / samples.len().max(1) as f64
+    }
+
+    fn params_mut(&mut self) -> impl Iterator<Item = &mut f32> {
+        self.w1
+            .iter_mut()
+            .chain(self.b1.iter_mut())
+            .chain(self.w2.iter_mut())
+            .chain(std::iter::once(&mut self.b2))
+    }
+
+    fn params(&self) -> impl Iterator<Item = &f32> {
+        self.w1
+            .iter()
+            .chain(self.b1.iter())
+            .chain(self.w2.iter())
+            .chain(std::iter::once(&self.b2))
+    }
+
+    /// The quantised network (format of [`crate::nnue`]).
+    pub fn quantise(&self) -> Box<Network> {
+        let q16 = |x: f32, scale: i32| (x * scale as f32).round().clamp(-32767.0, 32767.0) as i16;
+        let mut net = Box::new(Network {
+            feature_weights: [[0; HIDDEN]; INPUTS],
+            feature_bias: [0; HIDDEN],
+            output_weights: [0; 2 * HIDDEN],
+            output_bias: 0,
+            hce_percent: 0,
+        });
+        for (i, row) in net.feature_weights.iter_mut().enumerate() {
+            for (j, w) in row.iter_mut().enumerate() {
+                *w = q16(self.w1[i * HIDDEN + j], QA);
+            }
+        }
+        for (w, f) in net.feature_bias.iter_mut().zip(&self.b1) {
+            *w = q16(*f, QA);
+        }
+        for (w, f) in net.output_weights.iter_mut().zip(&self.w2) {
+            *w = q16(*f, QB);
+        }
+        net.output_bias = (self.b2 * (QA * QB) as f32).round() as i32;
+        net.hce_percent = self.hce_percent;
+        net
+    }
+}
+
+/// The loss of the hand-written evaluation on `samples`.
+pub fn baseline_loss(samples: &[Sample]) -> f64 {
+    let total: f64 = samples
+        .iter()
+        .map(|s| f64::from((sigmoid(s.hce) - s.target).powi(2)))
+        .sum();
+    total / samples.len().max(1) as f64
+}
+
+/// Adam state for every parameter of a [`FloatNet`].
+struct Adam {
+    m: FloatNet,
+    v: FloatNet,
+    step: i32,
+}
+
+impl Adam {
+    fn update(&mut self, net: &mut FloatNet, grad: &FloatNet, lr: f32, batch: usize) {
+        const B1: f32 = 0.9;
+        const B2: f32 = 0.999;
+        self.step += 1;
+        let c1 = 1.0 - B1.powi(self.step);
+        let c2 = 1.0 - B2.powi(self.step);
+        let scale = 1.0 / batch as f32;
+        let params = net
+            .params_mut()
+            .zip(grad.params())
+            .zip(self.m.params_mut().zip(self.v.params_mut()));
+        for ((p, g), (m, v)) in params {
+            let g = g * scale;
+            *m = B1 * *m + (1.0 - B1) * g;
+            *v = B2 * *v + (1.0 - B2) * g * g;
+            *p -= lr * (*m / c1) / ((*v / c2).sqrt() + 1e-8);
+            *p = p.clamp(-CLIP, CLIP);
+        }
+    }
+}
+
+/// Training settings.
+#[derive(Clone, Debug)]
+pub struct TrainOptions {
+    pub epochs: usize,
+    pub batch: usize,
+    pub lr: f32,
+    pub threads: usize,
+    pub seed: u64,
+    /// The share (percent) of the hand-written evaluation in the score (see
+    /// [`crate::nnue`]); the network learns the rest.
+    pub hce_percent: u32,
+}
+
+/// Trains from random weights; returns the network of the epoch with the
+/// lowest validation loss and that loss. `report` sees each epoch's
+/// (epoch, training loss, validation loss).
+pub fn train(
+    train_set: &mut [Sample],
+    validation: &[Sample],
+    opts: &TrainOptions,
+    mut report: impl FnMut(usize, f64, f64),
+) -> (FloatNet, f64) {
+    let mut net = FloatNet::random(opts.seed, opts.hce_percent);
+    let mut adam = Adam {
+        m: FloatNet::zeros(),
+        v: FloatNet::zeros(),
+        step: 0,
+    };
+    let threads = opts.threads.max(1);
+    let mut grads: Vec<FloatNet> = (0..threads).map(|_| FloatNet::zeros()).collect();
+    let mut rng = crate::datagen::Rng(opts.seed ^ 0x9E37_79B9_7F4A_7C15);
+    let mut best = (net.clone(), f64::INFINITY);
+    for epoch in 1..=opts.epochs {
+        // Fisher-Yates shuffle.
+        for i in (1..train_set.len()).rev() {
+            train_set.swap(i, rng.below(i + 1));
+        }
+        let lr = if epoch * 10 > opts.epochs * 7 {
+            opts.lr / 10.0
+        } else {
+            opts.lr
+        };
+        let mut train_loss = 0.0f64;
+        for (b, batch) in train_set.chunks(opts.batch.max(1)).enumerate() {
+            let chunk = batch.len().div_ceil(threads);
+            let net_ref = &net;
+            let losses: Vec<f64> = std::thread::scope(|scope| {
+                let handles: Vec<_> = grads
+                    .iter_mut()
+                    .zip(batch.chunks(chunk.max(1)))
+                    .enumerate()
+                    .map(|(t, (grad, part))| {
+                        scope.spawn(move || {
+                            grad.params_mut().for_each(|g| *g = 0.0);
+                            let mut loss = 0.0f64;
+                            for (i, s) in part.iter().enumerate() {
+                                // Mirror every other position, varying by batch and epoch.
+                                let mirror = (i + t + b + epoch) % 2 == 1;
+                                loss += f64::from(net_ref.backward(s, mirror, grad));
+                            }
+                            loss
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or(0.0))
+                    .collect()
+            });
+            train_loss += losses.iter().sum::<f64>();
+            let used = batch.len().div_ceil(chunk.max(1)).min(threads);
+            let (first, rest) = grads.split_at_mut(1);
+            for other in rest.iter().take(used.saturating_sub(1)) {
+                for (g, o) in first[0].params_mut().zip(other.params()) {
+                    *g += o;
+                }
+            }
+            adam.update(&mut net, &first[0], lr, batch.len());
+        }
+        let validation_loss = net.loss(validation);
+        report(
+            epoch,
+            train_loss / train_set.len().max(1) as f64,
+            validation_loss,
+        );
+        if validation_loss < best.1 {
+            best = (net.clone(), validation_loss);
+        }
+    }
+    best
+}
+
+/// Parses `FEN | result | score` lines into samples; counts the lines it
+/// could not use.
+pub fn parse_samples(text: &str, lambda: f32) -> (Vec<Sample>, usize) {
+    let mut samples = Vec::new();
+    let mut bad = 0;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.split('|').map(str::trim).collect();
+        let parsed = match fields[..] {
+            [fen, result, score] => Position::from_fen(fen, false).ok().and_then(|pos| {
+                let result: f32 = result.parse().ok()?;
+                let score: f32 = score.parse().ok()?;
+                Sample::new(&pos, result, score, lambda)
+            }),
+            _ => None,
+        };
+        match parsed {
+            Some(s) => samples.push(s),
+            None => bad += 1,
+        }
+    }
+    (samples, bad)
+}
+
+pub fn command(args: &[String]) -> ExitCode {
+    exit_code("nnue", USAGE, command_main(args))
+}
+
+fn command_main(args: &[String]) -> Result<ExitCode, String> {
+    let mut data = Vec::new();
+    let mut opts = TrainOptions {
+        epochs: 20,
+        batch: 4096,
+        lr: 0.01,
+        threads: 1,
+        seed: 1,
+        hce_percent: 0,
+    };
+    let mut lambda = 0.75f32;
+    let mut out = String::from("net.nnue");
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--data" => data.push(flag_value::<String>(args, &mut i, "--data")?),
+            "--epochs" => opts.epochs = flag_value(args, &mut i, "--epochs")?,
+            "--batch" => opts.batch = flag_value(args, &mut i, "--batch")?,
+            "--lr" => opts.lr = flag_value(args, &mut i, "--lr")?,
+            "--lambda" => lambda = flag_value(args, &mut i, "--lambda")?,
+            "--threads" => opts.threads = flag_value(args, &mut i, "--threads")?,
+            "--seed" => opts.seed = flag_value(args, &mut i, "--seed")?,
+            "--out" => out = flag_value(args, &mut i, "--out")?,
+            "--hce-percent" => opts.hce_percent = flag_value(args, &mut i, "--hce-percent")?,
+            other => return Err(format!("unknown option '{other}'")),
+        }
+        i += 1;
+    }
+    if data.is_empty() {
+        return Err("--data is required".into());
+    }
+    if !(0.0..=1.0).contains(&lambda) || opts.batch == 0 || opts.epochs == 0 {
+        return Err("--lambda must be in 0..1, --batch and --epochs above 0".into());
+    }
+    if opts.hce_percent > 100 {
+        return Err("--hce-percent must be in 0..100".into());
+    }
+    let start = Instant::now();
+    let mut samples = Vec::new();
+    for path in &data {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("cannot read '{path}': {e}"))?;
+        let (mut s, bad) = parse_samples(&text, lambda);
+        eprintln!("{path}: {} positions, {bad} lines skipped", s.len());
+        samples.append(&mut s);
+    }
+    if samples.len() < 100 {
+        return Err(format!("only {} usable positions", samples.len()));
+    }
+    // The last 2% of the lines held out: whole games (datagen writes a game's
+    // positions together), so the validation loss is not flattered by
+    // positions of games the network trained on.
+    let held_out = samples.len() / 50;
+    let split = samples.len() - held_out;
+    let (train_set, validation) = samples.split_at_mut(split);
+    eprintln!(
+        "{} training, {} validation positions; hidden {HIDDEN}, scale {SCALE}",
+        train_set.len(),
+        validation.len()
+    );
+    eprintln!(
+        "hand-written evaluation: validation loss {:.6}",
+        baseline_loss(validation)
+    );
+    let (net, loss) = train(train_set, validation, &opts, |epoch, t, v| {
+        eprintln!(
+            "epoch {epoch:3}  train {t:.6}  validation {v:.6}  {:.0} s",
+            start.elapsed().as_secs_f64()
+        );
+    });
+    let bytes = net.quantise().to_bytes();
+    std::fs::write(&out, bytes).map_err(|e| format!("cannot write '{out}': {e}"))?;
+    eprintln!("best validation loss {loss:.6}; wrote {out}");
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nnue::evaluate_body;
+
+    #[test]
+    fn perspective_flip_is_an_involution() {
+        for f in 0..INPUTS {
+            assert_eq!(flip_perspective(flip_perspective(f)), f);
+            assert_ne!(flip_perspective(f), f);
+        }
+    }
+
+    #[test]
+    fn quantised_network_matches_the_float_one() {
+        let net = FloatNet::random(7, 0);
+        let q = net.quantise();
+        let fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 4 4";
+        let pos = Position::from_fen(fen, false).expect("fen");
+        let sample = Sample::new(&pos, 0.5, 0.0, 1.0).expect("sample");
+        let mut acc = [[0.0; HIDDEN]; 2];
+        let float_cp = net.forward(&sample, false, &mut acc) * SCALE as f32;
+        let quantised_cp = evaluate_body(&q, &pos) as f32;
+        assert!(
+            (float_cp - quantised_cp).abs() <= 2.0,
+            "{float_cp} vs {quantised_cp}"
+        );
+    }
+
+    #[test]
+    fn training_lowers_the_loss() {
+        let text = "\
+4k3/8/8/8/8/8/8/3QK3 w - - 0 1 | 1.0 | 900
+4k3/8/8/8/8/8/8/3QK3 b - - 0 1 | 1.0 | 900
+3qk3/8/8/8/8/8/8/4K3 w - - 0 1 | 0.0 | -900
+3qk3/8/8/8/8/8/8/4K3 b - - 0 1 | 0.0 | -900
+4k3/8/8/8/8/8/8/4K3 w - - 0 1 | 0.5 | 0
+not a line
+";
+        let (mut samples, bad) = parse_samples(text, 0.5);
+        assert_eq!((samples.len(), bad), (5, 1));
+        let validation = samples.clone();
+        let opts = TrainOptions {
+            epochs: 60,
+            batch: 4,
+            lr: 0.01,
+            threads: 2,
+            seed: 3,
+            hce_percent: 0,
+        };
+        let before = FloatNet::random(opts.seed, 0).loss(&validation);
+        let (net, after) = train(&mut samples, &validation, &opts, |_, _, _| {});
+        assert!(after < before / 2.0, "{before} -> {after}");
+        let q = net.quantise();
+        let up = Position::from_fen("4k3/8/8/8/8/8/8/3QK3 w - - 0 1", false).expect("fen");
+        assert!(evaluate_body(&q, &up) > 100);
+    }
+}
