@@ -1954,6 +1954,12 @@ impl EvalTrace {
 mod tests {
     use super::*;
 
+    /// These tests are about the hand-written evaluation, whatever
+    /// `UseNNUE`'s default is (the network has its own tests in `nnue`).
+    fn evaluate(pos: &Position) -> i32 {
+        evaluate_hce(pos)
+    }
+
     fn pos(fen: &str) -> Position {
         Position::from_fen(fen, false).unwrap_or_else(|e| panic!("{fen}: {e}"))
     }

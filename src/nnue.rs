@@ -49,7 +49,7 @@ pub const MAGIC: &[u8; 4] = b"GXNN";
 static ENABLED: AtomicBool = AtomicBool::new(DEFAULT_ENABLED);
 
 /// `UseNNUE`'s default.
-pub const DEFAULT_ENABLED: bool = false;
+pub const DEFAULT_ENABLED: bool = true;
 
 /// Whether the evaluation uses the network.
 #[inline(always)]
