@@ -17,6 +17,9 @@
 //! * `--hce-percent P` [0]: the score is `P`% of the hand-written evaluation
 //!   plus the network, which learns the rest (0: the network alone; 100: a
 //!   correction to the hand-written evaluation).
+//! * `--init FILE`: start from this network file instead of random weights
+//!   (its hand-written share is kept), e.g. to go on training the shipped
+//!   net on new data; its validation loss is printed before the first epoch.
 //! * `--threads N` [1], `--seed S` [1], `--out FILE` [net.nnue].
 //!
 //! Each epoch shuffles the positions and mirrors every other one left to
@@ -34,7 +37,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 const USAGE: &str = "usage: guoxiang nnue --data FILE [--data FILE..] [--epochs N] [--batch N] \
-[--lr X] [--lambda X] [--hce-percent P] [--threads N] [--seed S] [--out FILE]";
+[--lr X] [--lambda X] [--hce-percent P] [--init FILE] [--threads N] [--seed S] [--out FILE]";
 
 /// Float weights are kept inside this range so that the quantised network
 /// cannot overflow its i16 accumulators (33 rows x 1.98 x QA < 32767).
@@ -148,6 +151,28 @@ impl FloatNet {
         net.w2.iter_mut().for_each(|w| *w = uniform(r2));
         net.hce_percent = hce_percent;
         net
+    }
+
+    /// The float form of a quantised network: each weight divided by its
+    /// quantisation scale, so that [`FloatNet::quantise`] gives it back.
+    pub fn from_network(net: &Network) -> FloatNet {
+        let qa = QA as f32;
+        let qb = QB as f32;
+        let mut float = FloatNet::zeros();
+        for (i, row) in net.feature_weights.iter().enumerate() {
+            for (j, &w) in row.iter().enumerate() {
+                float.w1[i * HIDDEN + j] = f32::from(w) / qa;
+            }
+        }
+        for (f, &w) in float.b1.iter_mut().zip(&net.feature_bias) {
+            *f = f32::from(w) / qa;
+        }
+        for (f, &w) in float.w2.iter_mut().zip(&net.output_weights) {
+            *f = f32::from(w) / qb;
+        }
+        float.b2 = net.output_bias as f32 / (qa * qb);
+        float.hce_percent = net.hce_percent;
+        float
     }
 
     /// Forward pass: the output (in units of SCALE centipawns) and the
@@ -304,7 +329,7 @@ impl Adam {
 }
 
 /// Training settings.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct TrainOptions {
     pub epochs: usize,
     pub batch: usize,
@@ -314,9 +339,11 @@ pub struct TrainOptions {
     /// The share (percent) of the hand-written evaluation in the score (see
     /// [`crate::nnue`]); the network learns the rest.
     pub hce_percent: u32,
+    /// Start from this network instead of random weights.
+    pub init: Option<FloatNet>,
 }
 
-/// Trains from random weights; returns the network of the epoch with the
+/// Trains from random weights (or `opts.init`); returns the network of the epoch with the
 /// lowest validation loss and that loss. `report` sees each epoch's
 /// (epoch, training loss, validation loss).
 pub fn train(
@@ -325,7 +352,10 @@ pub fn train(
     opts: &TrainOptions,
     mut report: impl FnMut(usize, f64, f64),
 ) -> (FloatNet, f64) {
-    let mut net = FloatNet::random(opts.seed, opts.hce_percent);
+    let mut net = match &opts.init {
+        Some(init) => init.clone(),
+        None => FloatNet::random(opts.seed, opts.hce_percent),
+    };
     let mut adam = Adam {
         m: FloatNet::zeros(),
         v: FloatNet::zeros(),
@@ -435,7 +465,9 @@ fn command_main(args: &[String]) -> Result<ExitCode, String> {
         threads: 1,
         seed: 1,
         hce_percent: 0,
+        init: None,
     };
+    let mut init_path: Option<String> = None;
     let mut lambda = 0.75f32;
     let mut out = String::from("net.nnue");
     let mut i = 0;
@@ -450,6 +482,7 @@ fn command_main(args: &[String]) -> Result<ExitCode, String> {
             "--seed" => opts.seed = flag_value(args, &mut i, "--seed")?,
             "--out" => out = flag_value(args, &mut i, "--out")?,
             "--hce-percent" => opts.hce_percent = flag_value(args, &mut i, "--hce-percent")?,
+            "--init" => init_path = Some(flag_value(args, &mut i, "--init")?),
             other => return Err(format!("unknown option '{other}'")),
         }
         i += 1;
@@ -462,6 +495,18 @@ fn command_main(args: &[String]) -> Result<ExitCode, String> {
     }
     if opts.hce_percent > 100 {
         return Err("--hce-percent must be in 0..100".into());
+    }
+    if let Some(path) = &init_path {
+        let bytes = std::fs::read(path).map_err(|e| format!("cannot read '{path}': {e}"))?;
+        let net = Network::from_bytes(&bytes).map_err(|e| format!("'{path}': {e}"))?;
+        if opts.hce_percent != 0 && opts.hce_percent != net.hce_percent {
+            return Err(format!(
+                "--hce-percent {} differs from the {}% of '{path}'",
+                opts.hce_percent, net.hce_percent
+            ));
+        }
+        opts.hce_percent = net.hce_percent;
+        opts.init = Some(FloatNet::from_network(&net));
     }
     let start = Instant::now();
     let mut samples = Vec::new();
@@ -490,6 +535,12 @@ fn command_main(args: &[String]) -> Result<ExitCode, String> {
         "hand-written evaluation: validation loss {:.6}",
         baseline_loss(validation)
     );
+    if let Some(init) = &opts.init {
+        eprintln!(
+            "--init network: validation loss {:.6}",
+            init.loss(validation)
+        );
+    }
     let (net, loss) = train(train_set, validation, &opts, |epoch, t, v| {
         eprintln!(
             "epoch {epoch:3}  train {t:.6}  validation {v:.6}  {:.0} s",
@@ -551,6 +602,7 @@ not a line
             threads: 2,
             seed: 3,
             hce_percent: 0,
+            init: None,
         };
         let before = FloatNet::random(opts.seed, 0).loss(&validation);
         let (net, after) = train(&mut samples, &validation, &opts, |_, _, _| {});
@@ -558,5 +610,12 @@ not a line
         let q = net.quantise();
         let up = Position::from_fen("4k3/8/8/8/8/8/8/3QK3 w - - 0 1", false).expect("fen");
         assert!(evaluate_body(&q, &up) > 100);
+    }
+
+    #[test]
+    fn a_network_survives_the_float_round_trip() {
+        let q = FloatNet::random(11, 100).quantise();
+        let back = FloatNet::from_network(&q).quantise();
+        assert_eq!(q.to_bytes(), back.to_bytes());
     }
 }
