@@ -343,9 +343,9 @@ pub struct TrainOptions {
     pub init: Option<FloatNet>,
 }
 
-/// Trains from random weights (or `opts.init`); returns the network of the epoch with the
-/// lowest validation loss and that loss. `report` sees each epoch's
-/// (epoch, training loss, validation loss).
+/// Trains from random weights (or from `opts.init`); returns the network of
+/// the epoch with the lowest validation loss and that loss. `report` sees
+/// each epoch's (epoch, training loss, validation loss).
 pub fn train(
     train_set: &mut [Sample],
     validation: &[Sample],
@@ -468,6 +468,7 @@ fn command_main(args: &[String]) -> Result<ExitCode, String> {
         init: None,
     };
     let mut init_path: Option<String> = None;
+    let mut hce_percent_given = false;
     let mut lambda = 0.75f32;
     let mut out = String::from("net.nnue");
     let mut i = 0;
@@ -481,7 +482,10 @@ fn command_main(args: &[String]) -> Result<ExitCode, String> {
             "--threads" => opts.threads = flag_value(args, &mut i, "--threads")?,
             "--seed" => opts.seed = flag_value(args, &mut i, "--seed")?,
             "--out" => out = flag_value(args, &mut i, "--out")?,
-            "--hce-percent" => opts.hce_percent = flag_value(args, &mut i, "--hce-percent")?,
+            "--hce-percent" => {
+                opts.hce_percent = flag_value(args, &mut i, "--hce-percent")?;
+                hce_percent_given = true;
+            }
             "--init" => init_path = Some(flag_value(args, &mut i, "--init")?),
             other => return Err(format!("unknown option '{other}'")),
         }
@@ -499,7 +503,7 @@ fn command_main(args: &[String]) -> Result<ExitCode, String> {
     if let Some(path) = &init_path {
         let bytes = std::fs::read(path).map_err(|e| format!("cannot read '{path}': {e}"))?;
         let net = Network::from_bytes(&bytes).map_err(|e| format!("'{path}': {e}"))?;
-        if opts.hce_percent != 0 && opts.hce_percent != net.hce_percent {
+        if hce_percent_given && opts.hce_percent != net.hce_percent {
             return Err(format!(
                 "--hce-percent {} differs from the {}% of '{path}'",
                 opts.hce_percent, net.hce_percent
