@@ -30,7 +30,9 @@ use crate::bitboard::Bitboard;
 use crate::position::Position;
 use crate::types::{Color, Piece, PieceKind, Square};
 use once_cell::sync::Lazy;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
 
 /// Inputs of the feature transformer: 2 colours x 6 kinds x 64 squares.
 pub const INPUTS: usize = 768;
@@ -81,11 +83,37 @@ pub struct Network {
 }
 
 /// The embedded network, parsed once.
-pub static NETWORK: Lazy<Box<Network>> = Lazy::new(|| {
+static EMBEDDED_NETWORK: Lazy<Arc<Network>> = Lazy::new(|| {
     // The embedded file is checked by a unit test, so a failure here is a
     // build that shipped a broken network: no outside input reaches this.
-    Network::from_bytes(EMBEDDED).expect("the embedded network (src/net.nnue) is malformed")
+    let net =
+        Network::from_bytes(EMBEDDED).expect("the embedded network (src/net.nnue) is malformed");
+    Arc::from(net)
 });
+
+/// The network loaded with the UCI option `EvalFile`; `None` plays with the
+/// embedded one.
+static LOADED: RwLock<Option<Arc<Network>>> = RwLock::new(None);
+
+/// The network evaluations use now: the `EvalFile` one, else the embedded
+/// one. A search takes it once, into its [`AccumulatorStack`], so the hot
+/// path never touches the lock.
+pub fn active() -> Arc<Network> {
+    let loaded = match LOADED.read() {
+        Ok(guard) => guard.clone(),
+        Err(poisoned) => poisoned.into_inner().clone(),
+    };
+    loaded.unwrap_or_else(|| Arc::clone(&EMBEDDED_NETWORK))
+}
+
+/// Plays with `net` from now on (`None`: the embedded network). Stacks made
+/// earlier keep the network they were made with, so callers clear them.
+pub fn set_active(net: Option<Arc<Network>>) {
+    match LOADED.write() {
+        Ok(mut guard) => *guard = net,
+        Err(poisoned) => *poisoned.into_inner() = net,
+    }
+}
 
 /// The number of bytes of a network file.
 pub const FILE_BYTES: usize = 12 + 2 * (INPUTS * HIDDEN + HIDDEN + 2 * HIDDEN) + 4;
@@ -138,6 +166,30 @@ impl Network {
         Ok(net)
     }
 
+    /// Reads and parses a network file. The size is checked before reading,
+    /// so a wrong path to some large file fails fast.
+    pub fn load(path: &Path) -> Result<Arc<Network>, String> {
+        let shown = path.display();
+        let size = std::fs::metadata(path)
+            .map_err(|e| format!("cannot read '{shown}': {e}"))?
+            .len();
+        if size != FILE_BYTES as u64 {
+            return Err(format!(
+                "'{shown}' has {size} bytes, a network file of this build has {FILE_BYTES}"
+            ));
+        }
+        let bytes = std::fs::read(path).map_err(|e| format!("cannot read '{shown}': {e}"))?;
+        Network::from_bytes(&bytes)
+            .map(Arc::from)
+            .map_err(|e| format!("'{shown}': {e}"))
+    }
+
+    /// This network's score of `pos` (side to move's view, centipawns),
+    /// its share of the hand-written evaluation included.
+    pub fn evaluate(&self, pos: &Position) -> i32 {
+        evaluate_full(self, pos)
+    }
+
     /// Writes the network in the file format of the module docs.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(FILE_BYTES);
@@ -177,9 +229,9 @@ pub fn evaluate(pos: &Position) -> i32 {
     if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt") {
         // SAFETY: the CPU supports AVX2 and POPCNT (checked just above), the
         // only requirement for calling a function compiled with them.
-        return unsafe { evaluate_avx2(pos) };
+        return unsafe { evaluate_avx2(&active(), pos) };
     }
-    evaluate_full(&NETWORK, pos)
+    evaluate_full(&active(), pos)
 }
 
 /// The forward pass plus the network's share of the hand-written evaluation.
@@ -234,12 +286,15 @@ struct StackEntry {
 /// few more updates (or a refresh), never a wrong score.
 #[derive(Clone)]
 pub struct AccumulatorStack {
+    /// The network these accumulators belong to ([`active`] when made).
+    net: Arc<Network>,
     entries: Vec<StackEntry>,
 }
 
 impl Default for AccumulatorStack {
     fn default() -> AccumulatorStack {
         AccumulatorStack {
+            net: active(),
             entries: vec![
                 StackEntry {
                     pieces: [0; 12],
@@ -261,25 +316,22 @@ pub fn evaluate_at(pos: &Position, stack: &mut AccumulatorStack, ply: usize) -> 
         // only requirement for calling a function compiled with them.
         return unsafe { evaluate_at_avx2(pos, stack, ply) };
     }
-    evaluate_at_body(&NETWORK, pos, stack, ply)
+    evaluate_at_body(pos, stack, ply)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt")]
 fn evaluate_at_avx2(pos: &Position, stack: &mut AccumulatorStack, ply: usize) -> i32 {
-    evaluate_at_body(&NETWORK, pos, stack, ply)
+    evaluate_at_body(pos, stack, ply)
 }
 
 #[inline(always)]
-fn evaluate_at_body(
-    net: &Network,
-    pos: &Position,
-    stack: &mut AccumulatorStack,
-    ply: usize,
-) -> i32 {
-    let ply = ply.min(stack.entries.len() - 1);
+fn evaluate_at_body(pos: &Position, stack: &mut AccumulatorStack, ply: usize) -> i32 {
+    let AccumulatorStack { net, entries } = stack;
+    let net: &Network = net;
+    let ply = ply.min(entries.len() - 1);
     let now = piece_sets(pos);
-    let (before, rest) = stack.entries.split_at_mut(ply);
+    let (before, rest) = entries.split_at_mut(ply);
     let entry = &mut rest[0];
     // Update from the parent's entry or this ply's previous one, whichever
     // is closer; a refresh when that costs more than the pieces on the board.
@@ -321,8 +373,8 @@ fn evaluate_at_body(
 /// so that the accumulator sums and the output layer run 16 lanes at a time.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt")]
-fn evaluate_avx2(pos: &Position) -> i32 {
-    evaluate_full(&NETWORK, pos)
+fn evaluate_avx2(net: &Network, pos: &Position) -> i32 {
+    evaluate_full(net, pos)
 }
 
 /// The forward pass of `net` on `pos` (side to move's point of view).
@@ -400,6 +452,21 @@ mod tests {
     }
 
     #[test]
+    fn network_files_load_from_disk_and_bad_ones_are_refused() {
+        let dir = std::env::temp_dir();
+        let good = dir.join(format!("guoxiang-nnue-unit-{}.nnue", std::process::id()));
+        std::fs::write(&good, EMBEDDED).expect("write");
+        let net = Network::load(&good).expect("a copy of the embedded network loads");
+        assert_eq!(net.to_bytes(), EMBEDDED);
+        let pos = Position::from_fen(START_FEN, false).expect("fen");
+        assert_eq!(net.evaluate(&pos), evaluate_full(&EMBEDDED_NETWORK, &pos));
+        std::fs::write(&good, &EMBEDDED[..100]).expect("write");
+        assert!(Network::load(&good).is_err());
+        let _ = std::fs::remove_file(&good);
+        assert!(Network::load(&dir.join("guoxiang-no-such-network.nnue")).is_err());
+    }
+
+    #[test]
     fn malformed_network_files_are_refused() {
         assert!(Network::from_bytes(b"").is_err());
         assert!(Network::from_bytes(b"XXXX\x80\0\0\0").is_err());
@@ -442,7 +509,7 @@ mod tests {
             let a = Position::from_fen(a, false).expect("fen");
             let b = Position::from_fen(b, false).expect("fen");
             assert_eq!(evaluate(&a), evaluate(&b));
-            assert_eq!(evaluate(&a), evaluate_full(&NETWORK, &a));
+            assert_eq!(evaluate(&a), evaluate_full(&active(), &a));
         }
     }
 

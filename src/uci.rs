@@ -31,6 +31,8 @@ const MAX_HASH_MB: usize = 1 << 20;
 const MAX_THREADS: usize = 1024;
 const MAX_MULTIPV: usize = 256;
 const MAX_OVERHEAD_MS: u64 = 10_000;
+/// `EvalFile`'s default: the network built into the binary (`src/net.nnue`).
+const EMBEDDED_NET_NAME: &str = "<embedded>";
 
 /// Engine options as set by `setoption`.
 #[derive(Clone, Debug)]
@@ -315,6 +317,9 @@ impl Engine {
             "option name UseNNUE type check default {}",
             crate::nnue::DEFAULT_ENABLED
         ));
+        send(&format!(
+            "option name EvalFile type string default {EMBEDDED_NET_NAME}"
+        ));
         send("option name Clear Hash type button");
         send("uciok");
     }
@@ -424,6 +429,28 @@ impl Engine {
                     crate::nnue::set_enabled(on);
                     self.tt.clear();
                     self.thread_data.iter_mut().for_each(ThreadData::clear);
+                }
+            }
+            "evalfile" => {
+                let path = value.clone().unwrap_or_default();
+                // Some GUIs send "<empty>" for an empty string option.
+                let net = match path.as_str() {
+                    "" | "<empty>" | EMBEDDED_NET_NAME => None,
+                    path => Some(
+                        crate::nnue::Network::load(std::path::Path::new(path))
+                            .map_err(|e| format!("EvalFile: {e}; network kept"))?,
+                    ),
+                };
+                let share = net.as_ref().map(|n| n.hce_percent);
+                // Stored static evaluations, corrections and accumulators
+                // belong to the old network: start afresh.
+                crate::nnue::set_active(net);
+                self.tt.clear();
+                self.thread_data.iter_mut().for_each(ThreadData::clear);
+                if let Some(share) = share {
+                    info_string(&format!(
+                        "EvalFile: playing with '{path}' (hand-written share {share}%)"
+                    ));
                 }
             }
             "clear hash" => {

@@ -73,6 +73,7 @@ fn handshake_lists_id_and_options_then_uciok() {
         "option name Move Overhead type spin",
         "option name UCI_Chess960 type check",
         "option name UseNNUE type check",
+        "option name EvalFile type string default <embedded>",
         "option name Clear Hash type button",
     ];
     for want in expected {
@@ -641,6 +642,84 @@ fn use_nnue_switches_between_network_and_hand_written_evaluation() {
         guoxiang::eval::evaluate_hce(&pos)
     };
     assert_eq!(default, expected_default);
+}
+
+#[test]
+fn eval_file_switches_networks_and_bad_files_keep_the_current_one() {
+    use guoxiang::nnue::{Network, QA, QB};
+    let fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/P3BPPP/R1BQ1RK1 w - - 0 9";
+    let pos = guoxiang::Position::from_fen(fen, false).expect("fen");
+    // The shipped network with its output bias raised by about a pawn.
+    let mut bytes =
+        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/src/net.nnue")).expect("src/net.nnue");
+    let tail = bytes.len() - 4;
+    let bias = i32::from_le_bytes([
+        bytes[tail],
+        bytes[tail + 1],
+        bytes[tail + 2],
+        bytes[tail + 3],
+    ]);
+    bytes[tail..].copy_from_slice(&(bias + QA * QB / 4).to_le_bytes());
+    let other = Network::from_bytes(&bytes).expect("modified network parses");
+    let dir = std::env::temp_dir();
+    let good = dir.join(format!("guoxiang-evalfile-{}.nnue", std::process::id()));
+    let short = dir.join(format!(
+        "guoxiang-evalfile-{}-short.nnue",
+        std::process::id()
+    ));
+    std::fs::write(&good, &bytes).expect("write network");
+    std::fs::write(&short, &bytes[..bytes.len() / 2]).expect("write truncated network");
+
+    let mut e = engine();
+    e.send("setoption name UseNNUE value true");
+    e.send(&format!("position fen {fen}"));
+    let static_eval = |e: &mut Engine| -> i32 {
+        e.send("eval");
+        let lines = e.wait_for("the static evaluation", |l| {
+            l.starts_with("info string static evaluation")
+        });
+        let line = lines.last().expect("a line");
+        line.split_whitespace()
+            .nth(4)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no number in '{line}'"))
+    };
+    let embedded = static_eval(&mut e);
+    assert_eq!(embedded, guoxiang::nnue::evaluate(&pos));
+    let loaded = other.evaluate(&pos);
+    assert!(loaded > embedded + 50, "{loaded} vs {embedded}");
+
+    e.send(&format!("setoption name EvalFile value {}", good.display()));
+    e.wait_for("the load report", |l| {
+        l.starts_with("info string EvalFile: playing with")
+    });
+    assert_eq!(static_eval(&mut e), loaded);
+    let (_, best) = e.go("go depth 6");
+    check_bestmove(&best, &pos);
+
+    // A missing file, a truncated one and a file that is not a network are
+    // refused, and the loaded network stays.
+    for bad in [
+        dir.join("guoxiang-no-such-file.nnue"),
+        short.clone(),
+        std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml")),
+    ] {
+        e.send(&format!("setoption name EvalFile value {}", bad.display()));
+        let l = e.wait_for("a refusal", |l| l.starts_with("info string"));
+        assert!(
+            l.last().is_some_and(|l| l.contains("network kept")),
+            "{l:?}"
+        );
+        assert_eq!(static_eval(&mut e), loaded, "after {}", bad.display());
+    }
+
+    e.send("setoption name EvalFile value <embedded>");
+    assert!(e.sync().is_empty());
+    assert_eq!(static_eval(&mut e), embedded);
+    let (_, best) = e.go("go depth 6");
+    check_bestmove(&best, &pos);
+    let _ = std::fs::remove_file(&good);
+    let _ = std::fs::remove_file(&short);
 }
 
 #[test]
