@@ -19,7 +19,8 @@
 //! is then `P% x evaluate_hce + network`, the network trained for the rest
 //! (`guoxiang nnue --hce-percent P`).
 //!
-//! The network file (`src/net.nnue`, embedded at build time) is: the magic
+//! The network file (`src/net.nnue`, embedded at build time, or one chosen
+//! with the UCI option `EvalFile` at run time) is: the magic
 //! `GXNN`, the hidden size as a little-endian `u32`, the hand-written share
 //! `P` as a `u32`, then the feature weights
 //! (`768 x HIDDEN` `i16`, input-major), the feature biases (`HIDDEN` `i16`),
