@@ -609,23 +609,25 @@ fn bad_options_and_go_values_are_reported() {
     check_bestmove(&best, &pos);
 }
 
+/// The engine's `eval` answer for its current position, in centipawns.
+fn static_eval(e: &mut Engine) -> i32 {
+    e.send("eval");
+    let lines = e.wait_for("the static evaluation", |l| {
+        l.starts_with("info string static evaluation")
+    });
+    let line = lines.last().expect("a line");
+    line.split_whitespace()
+        .nth(4)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no number in '{line}'"))
+}
+
 #[test]
 fn use_nnue_switches_between_network_and_hand_written_evaluation() {
     let fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/P3BPPP/R1BQ1RK1 w - - 0 9";
     let pos = guoxiang::Position::from_fen(fen, false).expect("fen");
     let mut e = engine();
     e.send(&format!("position fen {fen}"));
-    let static_eval = |e: &mut Engine| -> i32 {
-        e.send("eval");
-        let lines = e.wait_for("the static evaluation", |l| {
-            l.starts_with("info string static evaluation")
-        });
-        let line = lines.last().expect("a line");
-        line.split_whitespace()
-            .nth(4)
-            .and_then(|v| v.parse().ok())
-            .unwrap_or_else(|| panic!("no number in '{line}'"))
-    };
     let default = static_eval(&mut e);
     e.send("setoption name UseNNUE value false");
     assert!(e.sync().is_empty());
@@ -673,17 +675,6 @@ fn eval_file_switches_networks_and_bad_files_keep_the_current_one() {
     let mut e = engine();
     e.send("setoption name UseNNUE value true");
     e.send(&format!("position fen {fen}"));
-    let static_eval = |e: &mut Engine| -> i32 {
-        e.send("eval");
-        let lines = e.wait_for("the static evaluation", |l| {
-            l.starts_with("info string static evaluation")
-        });
-        let line = lines.last().expect("a line");
-        line.split_whitespace()
-            .nth(4)
-            .and_then(|v| v.parse().ok())
-            .unwrap_or_else(|| panic!("no number in '{line}'"))
-    };
     let embedded = static_eval(&mut e);
     assert_eq!(embedded, guoxiang::nnue::evaluate(&pos));
     let loaded = other.evaluate(&pos);
