@@ -1,5 +1,5 @@
 //! The `guoxiang` binary: the UCI engine by default, plus the developer
-//! subcommands `perft`, `bench`, `datagen`, `tune`, `nnue`, `spsa` and `sprt`.
+//! subcommands `perft`, `bench`, `epd`, `datagen`, `tune`, `nnue`, `spsa` and `sprt`.
 
 use guoxiang::cli::{exit_code, flag_value};
 use guoxiang::perft::{divide, parse_suite, run_suite, SuiteOptions};
@@ -14,6 +14,8 @@ const USAGE: &str = "usage:
   guoxiang perft --suite <file> [--max-depth D] [--max-count N] [--threads N] [--960]
                                 check every position of an EPD or block-format perft suite
   guoxiang bench [depth]        fixed-depth search of the bench positions; prints nodes and nps
+  guoxiang epd <file> [--movetime MS | --nodes N | --depth D] [--workers N] [--max N]
+                                runs an EPD test suite (bm, am, STS c0 points); counts the solved
   guoxiang datagen [--games N] [--nodes N] [--threads N] [--seed S] [--out FILE] [--openings FILE]
                                 self-play games; writes quiet positions as `FEN | result | score`
   guoxiang tune --data FILE [--epochs N] [--lr X] [--out FILE] [--write-eval src/eval.rs]
@@ -34,6 +36,7 @@ fn main() -> ExitCode {
         }
         Some("perft") => perft_command(&args[1..]),
         Some("bench") => bench_command(&args[1..]),
+        Some("epd") => guoxiang::epd::command(&args[1..]),
         Some("datagen") => guoxiang::datagen::command(&args[1..]),
         Some("tune") => guoxiang::tune::command(&args[1..]),
         Some("nnue") => guoxiang::nnue_train::command(&args[1..]),

@@ -1,37 +1,11 @@
 //! The `guoxiang perft` command line, run as a real process: output format,
 //! exit codes, and clean error messages (never a panic) on bad input.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
+
+use common::cli::{assert_clean_failure, guoxiang, stderr, stdout, temp_file};
 
 const KIWIPETE: &str = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
-
-fn guoxiang(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_guoxiang"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// A failure the user can read: non-zero exit, a message, no panic.
-fn assert_clean_failure(args: &[&str]) -> String {
-    let o = guoxiang(args);
-    let (out, err) = (stdout(&o), stderr(&o));
-    assert!(!o.status.success(), "{args:?} succeeded:\n{out}");
-    assert!(o.status.code().is_some(), "{args:?} died by a signal");
-    assert!(!err.contains("panicked"), "{args:?} panicked:\n{err}");
-    assert!(!out.contains("panicked"), "{args:?} panicked:\n{out}");
-    assert!(!err.trim().is_empty(), "{args:?} failed without a message");
-    err
-}
 
 /// `uci: n` lines of a divide.
 fn divide_lines(out: &str) -> Vec<(String, u64)> {
@@ -51,13 +25,6 @@ fn nodes_searched(out: &str) -> u64 {
         .find_map(|l| l.strip_prefix("Nodes searched: "))
         .and_then(|n| n.trim().parse().ok())
         .unwrap_or_else(|| panic!("no 'Nodes searched' line in:\n{out}"))
-}
-
-fn temp_file(name: &str, text: &str) -> PathBuf {
-    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("cli_perft-{}-{name}", std::process::id()));
-    std::fs::write(&path, text).unwrap();
-    path
 }
 
 #[test]

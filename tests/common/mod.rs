@@ -6,6 +6,8 @@
 
 #![allow(dead_code)]
 
+pub mod cli;
+
 use guoxiang::movegen::legal_moves;
 use guoxiang::{Move, Position};
 use std::io::{BufRead, BufReader, Write};
