@@ -269,11 +269,12 @@ pub fn run(
 }
 
 const USAGE: &str = "usage: guoxiang epd <file> [--movetime MS | --nodes N | --depth D]
-                    [--hash MB] [--workers N] [--max N] [--960] [--quiet]
+                    [--hash MB] [--workers N] [--max N] [--960] [--no-nnue] [--quiet]
   Searches each position of an EPD test suite (default --movetime 1000, 16 MB,
   one worker) and counts the solved ones: `bm` (one of the best moves played),
   `am` (none of these played) and STS `c0` points. Workers search different
-  positions at once, one thread each.";
+  positions at once, one thread each; --no-nnue plays with the hand-written
+  evaluation alone (as `setoption name UseNNUE value false`).";
 
 pub fn command(args: &[String]) -> ExitCode {
     exit_code("epd", USAGE, command_main(args))
@@ -298,6 +299,7 @@ fn command_main(args: &[String]) -> Result<ExitCode, String> {
             "--max" => max = flag_value(args, &mut i, "--max")?,
             "--960" => chess960 = true,
             "--quiet" => quiet = true,
+            "--no-nnue" => crate::nnue::set_enabled(false),
             a if a.starts_with("--") => return Err(format!("unknown flag '{a}'")),
             a if file.is_none() => file = Some(a.to_string()),
             a => return Err(format!("unexpected argument '{a}'")),

@@ -41,7 +41,16 @@ fn solves_and_totals_a_small_suite() {
 fn quiet_prints_only_the_totals() {
     let path = temp_file("quiet.epd", SUITE);
     let path = path.to_str().expect("utf-8 temp path");
-    let o = guoxiang(&["epd", path, "--nodes", "2000", "--max", "1", "--quiet"]);
+    let o = guoxiang(&[
+        "epd",
+        path,
+        "--nodes",
+        "2000",
+        "--max",
+        "1",
+        "--quiet",
+        "--no-nnue",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stdout(&o).trim(), "solved 1/1 (100.0%)");
 }
