@@ -55,6 +55,11 @@ pub fn parse_san(pos: &Position, text: &str) -> Option<Move> {
     if text.is_empty() {
         return None;
     }
+    san_move(pos, text).or_else(|| pos.parse_uci_move(text))
+}
+
+/// The one legal move that `text` (SAN, suffixes already stripped) names, if any.
+fn san_move(pos: &Position, text: &str) -> Option<Move> {
     let moves = legal_moves(pos);
     let castling = match text {
         "O-O" | "0-0" => Some(true),
@@ -90,15 +95,13 @@ pub fn parse_san(pos: &Position, text: &str) -> Option<Move> {
         }
     }
     if body.len() < 2 {
-        return pos.parse_uci_move(text);
+        return None;
     }
     let destination: String = body[body.len() - 2..].iter().collect();
-    let Ok(to) = destination.parse::<Square>() else {
-        return pos.parse_uci_move(text);
-    };
+    let to = destination.parse::<Square>().ok()?;
     let hints = &body[..body.len() - 2];
     if hints.len() > 2 {
-        return pos.parse_uci_move(text);
+        return None;
     }
     let mut from_file = None;
     let mut from_rank = None;
@@ -106,7 +109,7 @@ pub fn parse_san(pos: &Position, text: &str) -> Option<Move> {
         match c {
             'a'..='h' => from_file = Some(c as u8 - b'a'),
             '1'..='8' => from_rank = Some(c as u8 - b'1'),
-            _ => return pos.parse_uci_move(text),
+            _ => return None,
         }
     }
     let mut fitting = moves.iter().copied().filter(|&m| {
@@ -119,7 +122,7 @@ pub fn parse_san(pos: &Position, text: &str) -> Option<Move> {
     });
     match (fitting.next(), fitting.next()) {
         (Some(m), None) => Some(m),
-        _ => pos.parse_uci_move(text),
+        _ => None,
     }
 }
 
