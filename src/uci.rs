@@ -495,6 +495,11 @@ impl Engine {
                     let n: i128 = v
                         .parse()
                         .map_err(|_| format!("go {key}: '{v}' is not a number"))?;
+                    // Too big saturates silently (a huge limit is still a limit);
+                    // too small is a mistake worth saying.
+                    if n < i128::from(min) {
+                        info_string(&format!("go {key}: {v} is below {min}, using {min}"));
+                    }
                     Ok(n.clamp(i128::from(min), i128::from(max)) as i64)
                 };
                 match key {

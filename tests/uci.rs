@@ -203,6 +203,29 @@ fn go_with_degenerate_limits() {
     e.sync_no_bestmove("after stop");
 }
 
+/// A limit below its minimum is raised to it, and the engine says so.
+#[test]
+fn go_with_a_value_below_its_minimum_says_so() {
+    let mut e = engine();
+    for (go, said) in [
+        ("go depth 0", "go depth: 0 is below 1, using 1"),
+        ("go movetime -5", "go movetime: -5 is below 1, using 1"),
+        (
+            "go wtime 500 btime 500 winc -10",
+            "go winc: -10 is below 0, using 0",
+        ),
+    ] {
+        e.send("position startpos");
+        let (lines, best) = e.go(go);
+        check_bestmove(&best, &replay("position startpos", false));
+        let expected = format!("info string {said}");
+        assert!(
+            lines.contains(&expected),
+            "'{go}' did not say '{said}': {lines:?}"
+        );
+    }
+}
+
 #[test]
 fn go_mate_finds_the_mate_in_two() {
     let mut e = engine();
