@@ -492,13 +492,14 @@ impl Engine {
                 let num = |min: i64, max: i64| -> Result<i64, String> {
                     let v = value.ok_or(format!("go {key}: missing value"))?;
                     // Parsed wide so that a huge value saturates instead of being refused.
-                    let n: i128 = v
-                        .parse()
-                        .map_err(|_| format!("go {key}: '{v}' is not a number"))?;
+                    let n: i128 = v.parse().map_err(|_| {
+                        let shown: String = v.chars().take(16).collect();
+                        format!("go {key}: '{shown}' is not a number")
+                    })?;
                     // Too big saturates silently (a huge limit is still a limit);
                     // too small is a mistake worth saying.
                     if n < i128::from(min) {
-                        info_string(&format!("go {key}: {v} is below {min}, using {min}"));
+                        info_string(&format!("go {key}: {n} is below {min}, using {min}"));
                     }
                     Ok(n.clamp(i128::from(min), i128::from(max)) as i64)
                 };
