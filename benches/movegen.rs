@@ -5,9 +5,9 @@
 //! `-- --warm-up-time 1 --measurement-time 3` for a quick pass.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use guoxiang::movegen::{count_legal, legal_moves};
+use guoxiang::board::movegen::{count_legal, legal_moves};
+use guoxiang::board::position::START_FEN;
 use guoxiang::perft::perft;
-use guoxiang::position::START_FEN;
 use guoxiang::Position;
 use std::hint::black_box;
 

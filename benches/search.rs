@@ -6,11 +6,11 @@
 //! `-- --warm-up-time 1 --measurement-time 3` for a quick pass.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use guoxiang::board::movegen::legal_moves;
+use guoxiang::board::see::see_ge;
 use guoxiang::eval::evaluate_hce;
-use guoxiang::movegen::legal_moves;
 use guoxiang::nnue;
 use guoxiang::search::{search_fixed_depth, ThreadData};
-use guoxiang::see::see_ge;
 use guoxiang::tt::{Bound, TranspositionTable};
 use guoxiang::Position;
 use std::hint::black_box;

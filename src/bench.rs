@@ -3,7 +3,7 @@
 //! changes exactly when the search or evaluation does) and goes into every
 //! commit message that changes either (`Bench: <nodes>`).
 
-use crate::position::Position;
+use crate::board::position::Position;
 use crate::search::{search_fixed_depth, ThreadData};
 use crate::tt::TranspositionTable;
 use std::time::Instant;

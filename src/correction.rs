@@ -7,8 +7,8 @@
 //! pair of tables does the same per side for the placement of that side's
 //! pieces (everything but pawns), weighted by a search parameter.
 
-use crate::position::Position;
-use crate::types::{Color, PieceKind};
+use crate::board::position::Position;
+use crate::board::types::{Color, PieceKind};
 
 /// Entries per side; the pawn structure is hashed into this many slots.
 const SIZE: usize = 16384;

@@ -44,14 +44,14 @@
 //! deterministic), and games are written in order of their number, so the
 //! output is the same for a given seed whatever `--threads` is.
 
+use crate::board::movegen::legal_moves;
+use crate::board::moves::Move;
+use crate::board::position::Position;
+use crate::board::types::Color;
 use crate::cli::{exit_code, flag_value};
-use crate::movegen::legal_moves;
-use crate::moves::Move;
-use crate::position::Position;
 use crate::search::{search_sync, ThreadData, MATE_BOUND};
 use crate::time::Limits;
 use crate::tt::TranspositionTable;
-use crate::types::Color;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::process::ExitCode;

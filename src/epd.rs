@@ -3,10 +3,10 @@
 //! `c0 "f5=10, Bf2=5, ..."`) and says how many the engine solves. A quick,
 //! repeatable check of tactics and judgement next to the slower matches.
 
+use crate::board::moves::Move;
+use crate::board::position::Position;
+use crate::board::san::{parse_san, to_san};
 use crate::cli::{exit_code, flag_value};
-use crate::moves::Move;
-use crate::position::Position;
-use crate::san::{parse_san, to_san};
 use crate::search::{search_sync, ThreadData};
 use crate::time::Limits;
 use crate::tt::TranspositionTable;

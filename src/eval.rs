@@ -20,10 +20,12 @@
 //! `tunables!` list there, and every use of it reports to the tracer, or the
 //! test `trace_reproduces_evaluate` fails.
 
-use crate::attacks::{bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks};
-use crate::bitboard::Bitboard;
-use crate::position::Position;
-use crate::types::{Color, PieceKind, Square};
+use crate::board::attacks::{
+    bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks,
+};
+use crate::board::bitboard::Bitboard;
+use crate::board::position::Position;
+use crate::board::types::{Color, PieceKind, Square};
 use std::cell::RefCell;
 use std::fmt::Write as _;
 use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
@@ -2133,7 +2135,7 @@ mod tests {
             let mut p = pos(fen);
             for _ in 0..plies {
                 out.push(p);
-                let moves = crate::movegen::legal_moves(&p);
+                let moves = crate::board::movegen::legal_moves(&p);
                 if moves.is_empty() {
                     break;
                 }

@@ -1,9 +1,9 @@
 //! The `guoxiang` binary: the UCI engine by default, plus the developer
 //! subcommands `perft`, `bench`, `epd`, `datagen`, `tune`, `nnue`, `spsa` and `sprt`.
 
+use guoxiang::board::position::{Position, START_FEN};
 use guoxiang::cli::{exit_code, flag_value};
 use guoxiang::perft::{divide, parse_suite, run_suite, SuiteOptions};
-use guoxiang::position::{Position, START_FEN};
 use std::process::ExitCode;
 use std::time::Instant;
 

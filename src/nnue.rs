@@ -27,9 +27,9 @@
 //! the output weights (`2 x HIDDEN` `i16`) and the output bias (`i32`), all
 //! little-endian.
 
-use crate::bitboard::Bitboard;
-use crate::position::Position;
-use crate::types::{Color, Piece, PieceKind, Square};
+use crate::board::bitboard::Bitboard;
+use crate::board::position::Position;
+use crate::board::types::{Color, Piece, PieceKind, Square};
 use once_cell::sync::Lazy;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -444,7 +444,7 @@ fn output(net: &Network, us: &[i16; HIDDEN], them: &[i16; HIDDEN]) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::position::START_FEN;
+    use crate::board::position::START_FEN;
 
     #[test]
     fn embedded_network_parses_and_round_trips() {
@@ -484,8 +484,8 @@ mod tests {
 
     #[test]
     fn features_mirror_between_perspectives() {
-        let wp = Piece::new(Color::White, crate::types::PieceKind::Pawn);
-        let bp = Piece::new(Color::Black, crate::types::PieceKind::Pawn);
+        let wp = Piece::new(Color::White, crate::board::types::PieceKind::Pawn);
+        let bp = Piece::new(Color::Black, crate::board::types::PieceKind::Pawn);
         let e2 = Square::from_file_rank(4, 1);
         let e7 = Square::from_file_rank(4, 6);
         assert_eq!(feature(Color::White, wp, e2), feature(Color::Black, bp, e7));
@@ -526,7 +526,7 @@ mod tests {
             let mut pos = Position::startpos();
             let mut ply = rng.below(3);
             for _ in 0..120 {
-                let moves = crate::movegen::legal_moves(&pos);
+                let moves = crate::board::movegen::legal_moves(&pos);
                 if moves.is_empty() {
                     break;
                 }

@@ -29,10 +29,10 @@
 //! is the squared error between `sigmoid(output)` and the target, with
 //! `output` in units of [`SCALE`] centipawns.
 
+use crate::board::position::Position;
+use crate::board::types::Color;
 use crate::cli::{exit_code, flag_value};
 use crate::nnue::{feature, Network, HIDDEN, INPUTS, QA, QB, SCALE};
-use crate::position::Position;
-use crate::types::Color;
 use std::process::ExitCode;
 use std::time::Instant;
 

@@ -9,13 +9,13 @@
 //! underpromotions. Quiet moves are generated only once the earlier stages
 //! have failed to cut the node off.
 
+use crate::board::movegen::{generate_moves, is_legal, GenKind};
+use crate::board::moves::{Move, MoveList};
+use crate::board::position::Position;
+use crate::board::see::{see_ge, see_value};
+use crate::board::types::{Piece, PieceKind};
 use crate::correction::CorrectionHistory;
-use crate::movegen::{generate_moves, is_legal, GenKind};
-use crate::moves::{Move, MoveList};
-use crate::position::Position;
 use crate::search::MAX_PLY;
-use crate::see::{see_ge, see_value};
-use crate::types::{Piece, PieceKind};
 use arrayvec::ArrayVec;
 
 /// Number of (coloured piece, destination) pairs: the key of continuation history.
@@ -382,8 +382,8 @@ impl MovePicker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::movegen::legal_moves;
-    use crate::types::Square;
+    use crate::board::movegen::legal_moves;
+    use crate::board::types::Square;
 
     const FENS: [&str; 6] = [
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",

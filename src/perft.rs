@@ -4,9 +4,9 @@
 //! Fully legal generation; the last ply is bulk-counted with
 //! [`count_legal`]; no hash table.
 
-use crate::movegen::{count_legal_inline, generate_all_inline, legal_moves};
-use crate::moves::{Move, MoveList};
-use crate::position::Position;
+use crate::board::movegen::{count_legal_inline, generate_all_inline, legal_moves};
+use crate::board::moves::{Move, MoveList};
+use crate::board::position::Position;
 use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -109,7 +109,7 @@ fn castling_field_is_960(fen: &str) -> bool {
 
 impl SuiteEntry {
     /// Parses the FEN; Chess960 when asked or when the castling field says so.
-    pub fn position(&self, chess960: bool) -> Result<Position, crate::position::FenError> {
+    pub fn position(&self, chess960: bool) -> Result<Position, crate::board::position::FenError> {
         Position::from_fen(&self.fen, chess960 || castling_field_is_960(&self.fen))
     }
 }

@@ -8,16 +8,16 @@
 //! transposition table; the main thread owns the clock, reports, and
 //! decides the move. The search never prints: it sends [`SearchEvent`]s.
 
+use crate::board::movegen::{generate_moves, legal_moves, GenKind};
+use crate::board::moves::{Move, MoveList};
+use crate::board::position::Position;
+use crate::board::see::{see_ge, see_value};
+use crate::board::types::PieceKind;
 use crate::eval::evaluate_at;
-use crate::movegen::{generate_moves, legal_moves, GenKind};
-use crate::moves::{Move, MoveList};
 use crate::ordering::{pick, piece_to, MovePicker, Previous, TT_MOVE_SCORE};
 use crate::params::SearchParams;
-use crate::position::Position;
-use crate::see::{see_ge, see_value};
 use crate::time::{Limits, TimeBudget};
 use crate::tt::{Bound, TranspositionTable, TtHit};
-use crate::types::PieceKind;
 use arrayvec::ArrayVec;
 use crossbeam_channel::Sender;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -1207,7 +1207,7 @@ pub fn run_search(
             next.make_move(best);
             tt.probe(next.key())
                 .and_then(|h| h.mv)
-                .filter(|&m| crate::movegen::is_legal(&next, m))
+                .filter(|&m| crate::board::movegen::is_legal(&next, m))
         });
         result = (Some(best), ponder, 0);
     });

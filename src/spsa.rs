@@ -37,15 +37,15 @@
 //! once both sides' searches give one side more than 1000 cp for 4 plies in
 //! a row, a draw after ply 80 once both give no more than 10 cp for 8 plies.
 
+use crate::board::movegen::legal_moves;
+use crate::board::position::Position;
+use crate::board::types::Color;
 use crate::cli::{exit_code, flag_value};
 use crate::datagen::{read_openings, rules_result, Rng};
-use crate::movegen::legal_moves;
 use crate::params::{SearchParams, Tunable, TUNABLES};
-use crate::position::Position;
 use crate::search::{search_sync_with, ThreadData};
 use crate::time::Limits;
 use crate::tt::TranspositionTable;
-use crate::types::Color;
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Mutex;

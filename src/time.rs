@@ -2,7 +2,7 @@
 //! between iterations: do not start another) and a hard limit (checked inside
 //! the search: stop now).
 
-use crate::types::Color;
+use crate::board::types::Color;
 use std::time::Duration;
 
 /// Everything a `go` command can ask for.

@@ -7,7 +7,7 @@
 //! still slip through on a true 64-bit key collision, which is why the
 //! search checks the stored move for legality before playing it.
 
-use crate::moves::Move;
+use crate::board::moves::Move;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// How a stored score relates to the true score.
@@ -246,7 +246,7 @@ fn available_memory_mb() -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::types::Square;
+    use crate::board::types::Square;
 
     #[test]
     fn store_and_probe_round_trip() {

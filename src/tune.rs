@@ -66,9 +66,9 @@
 //! place (same names, same layout), so a rebuild picks them up. The bench
 //! node count changes with the weights.
 
+use crate::board::position::Position;
 use crate::cli::{exit_code, flag_value};
 use crate::eval::{default_params, trace, EvalTrace, Shape, TunableItem, TUNABLES};
-use crate::position::Position;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -783,8 +783,8 @@ fn command_main(args: &[String]) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::movegen::legal_moves;
     use crate::eval::idx;
-    use crate::movegen::legal_moves;
 
     #[test]
     fn rewriting_with_the_current_weights_changes_nothing() {
@@ -883,7 +883,7 @@ mod tests {
                 }
                 let Some(t) = trace(&pos) else { continue };
                 let count = |c, k| pos.pieces_of(c, k).count() as f64;
-                use crate::types::{Color::*, PieceKind::*};
+                use crate::board::types::{Color::*, PieceKind::*};
                 let truth = 300.0 * (count(White, Knight) - count(Black, Knight))
                     + 100.0 * (count(White, Pawn) - count(Black, Pawn))
                     + if game % 2 == 0 { 30.0 } else { -30.0 };

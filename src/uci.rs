@@ -8,11 +8,11 @@
 //! answer is lost or doubled. Bad input never changes state: it gets an
 //! `info string` saying why.
 
-use crate::movegen::legal_moves;
-use crate::moves::Move;
+use crate::board::movegen::legal_moves;
+use crate::board::moves::Move;
+use crate::board::position::{Position, START_FEN};
 use crate::params::SearchParams;
 use crate::perft::divide;
-use crate::position::{Position, START_FEN};
 use crate::search::{mate_in, SearchEvent, SearchHandle, SearchInfo, SearchRequest, ThreadData};
 use crate::time::Limits;
 use crate::tt::{Bound, TranspositionTable};

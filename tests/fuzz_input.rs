@@ -408,8 +408,11 @@ fn generated_fens_never_panic() {
                 let again = guoxiang::Position::from_fen(&pos.to_fen(), pos.is_chess960())
                     .expect("own FEN parses");
                 assert_eq!(again, pos, "{fen}");
-                let moves = guoxiang::movegen::legal_moves(&pos);
-                assert_eq!(moves.len() as u64, guoxiang::movegen::count_legal(&pos));
+                let moves = guoxiang::board::movegen::legal_moves(&pos);
+                assert_eq!(
+                    moves.len() as u64,
+                    guoxiang::board::movegen::count_legal(&pos)
+                );
                 for mv in moves {
                     let mut next = pos;
                     next.make_move(mv);

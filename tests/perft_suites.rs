@@ -4,9 +4,9 @@
 //! up to 2e8 nodes per check (Kiwipete depth 5 included) and the random suites
 //! up to 2e7; debug builds, about 30x slower, use much smaller caps.
 
-use guoxiang::movegen::legal_moves;
+use guoxiang::board::movegen::legal_moves;
+use guoxiang::board::position::START_FEN;
 use guoxiang::perft::{divide, parse_suite, perft, run_suite, SuiteEntry, SuiteOptions};
-use guoxiang::position::START_FEN;
 use guoxiang::Position;
 
 const STANDARD: &str = include_str!("../perft/standard.epd");

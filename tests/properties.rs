@@ -8,10 +8,10 @@
 //! itself from the moves played, so a position that silently drops either
 //! shows up as a difference.
 
-use guoxiang::attacks::pawn_attacks;
-use guoxiang::movegen::{count_legal, generate_moves, is_legal, legal_moves, GenKind};
+use guoxiang::board::attacks::pawn_attacks;
+use guoxiang::board::movegen::{count_legal, generate_moves, is_legal, legal_moves, GenKind};
+use guoxiang::board::position::{castling_index, START_FEN};
 use guoxiang::perft::parse_suite;
-use guoxiang::position::{castling_index, START_FEN};
 use guoxiang::{Bitboard, Color, Move, MoveKind, MoveList, Piece, PieceKind, Position, Square};
 
 /// xorshift64: tiny, seeded, no crates.

@@ -4,9 +4,9 @@
 //! where the rule does not bite, so a generator that simply never (or always)
 //! produces a move cannot pass.
 
-use guoxiang::movegen::{count_legal, legal_moves};
+use guoxiang::board::movegen::{count_legal, legal_moves};
+use guoxiang::board::position::{castling_index, START_FEN};
 use guoxiang::perft::perft;
-use guoxiang::position::{castling_index, START_FEN};
 use guoxiang::{Color, FenError, Move, MoveKind, Piece, PieceKind, Position, Square};
 
 // ----- helpers -----

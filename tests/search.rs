@@ -2,7 +2,7 @@
 //! game history and inside the search), the 50-move rule, dead positions,
 //! and the determinism of `bench`.
 
-use guoxiang::movegen::legal_moves;
+use guoxiang::board::movegen::legal_moves;
 use guoxiang::search::{mate_in, search_fixed_depth, search_sync, ThreadData, MATE};
 use guoxiang::time::Limits;
 use guoxiang::tt::TranspositionTable;

@@ -8,7 +8,7 @@
 mod common;
 
 use common::Engine;
-use guoxiang::movegen::legal_moves;
+use guoxiang::board::movegen::legal_moves;
 use guoxiang::Position;
 use std::time::{Duration, Instant};
 

@@ -7,7 +7,7 @@ use common::{
     check_bestmove, check_pv, exact_move, forces_mate, infos, is_bestmove, replay, Engine, Score,
     TIMEOUT,
 };
-use guoxiang::movegen::legal_moves;
+use guoxiang::board::movegen::legal_moves;
 use std::collections::HashSet;
 
 const KIWIPETE: &str =

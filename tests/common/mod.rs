@@ -8,7 +8,7 @@
 
 pub mod cli;
 
-use guoxiang::movegen::legal_moves;
+use guoxiang::board::movegen::legal_moves;
 use guoxiang::{Move, Position};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
@@ -239,7 +239,7 @@ pub fn replay(cmd: &str, chess960: bool) -> Position {
         .position(|&t| t == "moves")
         .unwrap_or(tokens.len());
     let fen = match tokens.get(1) {
-        Some(&"startpos") => guoxiang::position::START_FEN.to_string(),
+        Some(&"startpos") => guoxiang::board::position::START_FEN.to_string(),
         Some(&"fen") => tokens[2..moves_at].join(" "),
         _ => panic!("bad position command in a test: {cmd}"),
     };

@@ -1,6 +1,6 @@
 //! `Bitboard`: a set of squares in one `u64`, bit `i` = square `i`.
 
-use crate::types::Square;
+use crate::board::types::Square;
 use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, BitXor, BitXorAssign, Not};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]

@@ -1,11 +1,11 @@
 //! Static exchange evaluation: does a capture sequence on one square win at
 //! least a threshold? Used to order captures and to prune losing ones.
 
-use crate::attacks::{bishop_attacks, rook_attacks};
-use crate::bitboard::Bitboard;
-use crate::moves::{Move, MoveKind};
-use crate::position::Position;
-use crate::types::PieceKind;
+use crate::board::attacks::{bishop_attacks, rook_attacks};
+use crate::board::bitboard::Bitboard;
+use crate::board::moves::{Move, MoveKind};
+use crate::board::position::Position;
+use crate::board::types::PieceKind;
 
 /// Piece values for exchanges (the king can be "captured" only last).
 pub const SEE_VALUES: [i32; 6] = [100, 300, 300, 500, 900, 20_000];

@@ -11,13 +11,13 @@
 //! en passant is tested by playing it out on the occupancy, and castling tests
 //! every square the king crosses.
 
-use crate::attacks::{
+use crate::board::attacks::{
     between, bishop_attacks, king_attacks, knight_attacks, line, pawn_attacks, rook_attacks,
 };
-use crate::bitboard::Bitboard;
-use crate::moves::{Move, MoveKind, MoveList};
-use crate::position::{castling_index, Position};
-use crate::types::{Color, PieceKind, Square};
+use crate::board::bitboard::Bitboard;
+use crate::board::moves::{Move, MoveKind, MoveList};
+use crate::board::position::{castling_index, Position};
+use crate::board::types::{Color, PieceKind, Square};
 
 /// Which moves to generate.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

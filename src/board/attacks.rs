@@ -5,8 +5,8 @@
 //! search, see the `bishop_magics_are_reproducible` test); the table build
 //! checks them for collisions, so a bad constant fails the compilation.
 
-use crate::bitboard::Bitboard;
-use crate::types::{Color, Square};
+use crate::board::bitboard::Bitboard;
+use crate::board::types::{Color, Square};
 
 const KNIGHT_DELTAS: [(i8, i8); 8] = [
     (1, 2),

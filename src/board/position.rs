@@ -2,14 +2,14 @@
 //! clocks and the Zobrist key; FEN (standard, Shredder-FEN, X-FEN) in and out;
 //! validation; copy-make; draw rules.
 
-use crate::attacks::{
+use crate::board::attacks::{
     between, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, queen_attacks,
     rook_attacks,
 };
-use crate::bitboard::Bitboard;
-use crate::moves::{Move, MoveKind};
-use crate::types::{Color, Piece, PieceKind, Square};
-use crate::zobrist;
+use crate::board::bitboard::Bitboard;
+use crate::board::moves::{Move, MoveKind};
+use crate::board::types::{Color, Piece, PieceKind, Square};
+use crate::board::zobrist;
 use std::fmt;
 
 /// Why a FEN was rejected.
@@ -808,7 +808,7 @@ impl Position {
     /// The other castling spelling is accepted too when it is not also a
     /// normal king move, since GUIs differ.
     pub fn parse_uci_move(&self, text: &str) -> Option<Move> {
-        let moves = crate::movegen::legal_moves(self);
+        let moves = crate::board::movegen::legal_moves(self);
         moves
             .iter()
             .find(|m| m.to_uci(self.chess960) == text)

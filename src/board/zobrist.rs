@@ -2,7 +2,7 @@
 //! SplitMix64 from a constant seed, so a key never changes between builds or
 //! crate versions.
 
-use crate::types::{Color, Piece, Square};
+use crate::board::types::{Color, Piece, Square};
 
 const fn splitmix(state: u64) -> (u64, u64) {
     let state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);

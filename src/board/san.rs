@@ -2,10 +2,10 @@
 //! `e8=Q+`. Test suites (`bm`, `am` in EPD) and people write moves this way;
 //! the engine itself speaks UCI.
 
-use crate::movegen::legal_moves;
-use crate::moves::Move;
-use crate::position::Position;
-use crate::types::{PieceKind, Square};
+use crate::board::movegen::legal_moves;
+use crate::board::moves::Move;
+use crate::board::position::Position;
+use crate::board::types::{PieceKind, Square};
 
 /// The SAN of `mv`, a legal move in `pos`, with its `+` or `#` suffix.
 pub fn to_san(pos: &Position, mv: Move) -> String {
@@ -175,7 +175,7 @@ mod tests {
 
     #[test]
     fn writes_each_kind_of_move() {
-        let start = crate::position::START_FEN;
+        let start = crate::board::position::START_FEN;
         assert_eq!(san_of(start, "g1f3"), "Nf3");
         assert_eq!(san_of(start, "e2e4"), "e4");
         let kiwipete = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1";
@@ -201,7 +201,17 @@ mod tests {
 
     #[test]
     fn reads_what_it_writes_for_every_legal_move() {
-        for fen in crate::bench::BENCH_FENS {
+        // Castling both ways, en passant, promotions with and without capture,
+        // checks, pins, and several pieces of a kind able to reach one square.
+        const VARIED: [&str; 6] = [
+            crate::board::position::START_FEN,
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+            "1n2k3/P1P5/8/3pP3/8/1N3N2/4K3/1N6 w - d6 0 1",
+        ];
+        for fen in VARIED {
             let p = pos(fen);
             for &mv in legal_moves(&p).iter() {
                 let san = to_san(&p, mv);
@@ -226,7 +236,7 @@ mod tests {
 
     #[test]
     fn rejects_what_is_not_one_legal_move() {
-        let start = pos(crate::position::START_FEN);
+        let start = pos(crate::board::position::START_FEN);
         for bad in [
             "", "e5", "Nf4", "Ke2", "O-O", "Zf3", "Nf3f3f3", "x", "=Q", "+",
         ] {

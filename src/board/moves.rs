@@ -3,7 +3,7 @@
 //! Castling is stored as "king takes own rook" so the same encoding serves
 //! standard chess and Chess960; the UCI text is chosen when printing.
 
-use crate::types::{PieceKind, Square};
+use crate::board::types::{PieceKind, Square};
 use arrayvec::ArrayVec;
 use std::num::NonZeroU16;
 
