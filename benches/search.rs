@@ -9,7 +9,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use guoxiang::board::movegen::legal_moves;
 use guoxiang::board::see::see_ge;
 use guoxiang::eval::evaluate_hce;
-use guoxiang::nnue;
+use guoxiang::eval::network;
 use guoxiang::search::{search_fixed_depth, ThreadData};
 use guoxiang::tt::{Bound, TranspositionTable};
 use guoxiang::Position;
@@ -46,7 +46,7 @@ fn bench_evaluate(c: &mut Criterion) {
             b.iter(|| evaluate_hce(black_box(&pos)))
         });
         group.bench_function(format!("{name}_nnue"), |b| {
-            b.iter(|| nnue::evaluate(black_box(&pos)))
+            b.iter(|| network::evaluate(black_box(&pos)))
         });
     }
     group.finish();

@@ -299,7 +299,7 @@ fn command_main(args: &[String]) -> Result<ExitCode, String> {
             "--max" => max = flag_value(args, &mut i, "--max")?,
             "--960" => chess960 = true,
             "--quiet" => quiet = true,
-            "--no-nnue" => crate::nnue::set_enabled(false),
+            "--no-nnue" => crate::eval::network::set_enabled(false),
             a if a.starts_with("--") => return Err(format!("unknown flag '{a}'")),
             a if file.is_none() => file = Some(a.to_string()),
             a => return Err(format!("unexpected argument '{a}'")),

@@ -13,7 +13,6 @@ pub mod correction;
 pub mod datagen;
 pub mod epd;
 pub mod eval;
-pub mod nnue;
 pub mod nnue_train;
 pub mod ordering;
 pub mod params;

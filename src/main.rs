@@ -18,7 +18,7 @@ const USAGE: &str = "usage:
                                 runs an EPD test suite (bm, am, STS c0 points); counts the solved
   guoxiang datagen [--games N] [--nodes N] [--threads N] [--seed S] [--out FILE] [--openings FILE]
                                 self-play games; writes quiet positions as `FEN | result | score`
-  guoxiang tune --data FILE [--epochs N] [--lr X] [--out FILE] [--write-eval src/eval.rs]
+  guoxiang tune --data FILE [--epochs N] [--lr X] [--out FILE] [--write-eval src/eval/terms.rs]
                                 Texel-tunes the evaluation weights on datagen positions
   guoxiang nnue --data FILE [--epochs N] [--threads N] [--out FILE]
                                 trains the network evaluation on datagen positions

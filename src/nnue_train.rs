@@ -1,9 +1,9 @@
-//! `guoxiang nnue`: trains the network of [`crate::nnue`] on `datagen`
+//! `guoxiang nnue`: trains the network of [`crate::eval::network`] on `datagen`
 //! positions (the engine's own self-play only) and writes it as a network
 //! file.
 //!
 //! ```text
-//! guoxiang nnue --data selfplay.txt --epochs 20 --threads 2 --out src/net.nnue
+//! guoxiang nnue --data selfplay.txt --epochs 20 --threads 2 --out src/eval/net.nnue
 //! ```
 //!
 //! Options (defaults in brackets):
@@ -32,7 +32,7 @@
 use crate::board::position::Position;
 use crate::board::types::Color;
 use crate::cli::{exit_code, flag_value};
-use crate::nnue::{feature, Network, HIDDEN, INPUTS, QA, QB, SCALE};
+use crate::eval::network::{feature, Network, HIDDEN, INPUTS, QA, QB, SCALE};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -263,7 +263,7 @@ impl FloatNet {
             .chain(std::iter::once(&self.b2))
     }
 
-    /// The quantised network (format of [`crate::nnue`]).
+    /// The quantised network (format of [`crate::eval::network`]).
     pub fn quantise(&self) -> Box<Network> {
         let q16 = |x: f32, scale: i32| (x * scale as f32).round().clamp(-32767.0, 32767.0) as i16;
         let mut net = Box::new(Network {
@@ -337,7 +337,7 @@ pub struct TrainOptions {
     pub threads: usize,
     pub seed: u64,
     /// The share (percent) of the hand-written evaluation in the score (see
-    /// [`crate::nnue`]); the network learns the rest.
+    /// [`crate::eval::network`]); the network learns the rest.
     pub hce_percent: u32,
     /// Start from this network instead of random weights.
     pub init: Option<FloatNet>,
@@ -560,7 +560,7 @@ fn command_main(args: &[String]) -> Result<ExitCode, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nnue::evaluate_body;
+    use crate::eval::network::evaluate_body;
 
     #[test]
     fn perspective_flip_is_an_involution() {

@@ -15,7 +15,7 @@ use crate::board::position::Position;
 use crate::board::see::{see_ge, see_value};
 use crate::board::types::{Piece, PieceKind};
 use crate::correction::CorrectionHistory;
-use crate::search::MAX_PLY;
+use crate::eval::score::MAX_PLY;
 use arrayvec::ArrayVec;
 
 /// Number of (coloured piece, destination) pairs: the key of continuation history.
@@ -50,7 +50,7 @@ pub struct ThreadData {
     /// How far the static eval has been from search results, by pawn structure.
     pub(crate) correction: CorrectionHistory,
     /// The network's accumulators by ply.
-    pub(crate) accumulators: crate::nnue::AccumulatorStack,
+    pub(crate) accumulators: crate::eval::network::AccumulatorStack,
 }
 
 impl Default for ThreadData {
@@ -61,7 +61,7 @@ impl Default for ThreadData {
             captures: Box::new([[[0; 6]; 64]; 12]),
             killers: [[None; 2]; MAX_PLY + 2],
             correction: CorrectionHistory::default(),
-            accumulators: crate::nnue::AccumulatorStack::default(),
+            accumulators: crate::eval::network::AccumulatorStack::default(),
         }
     }
 }

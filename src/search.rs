@@ -14,6 +14,7 @@ use crate::board::position::Position;
 use crate::board::see::{see_ge, see_value};
 use crate::board::types::PieceKind;
 use crate::eval::evaluate_at;
+use crate::eval::score::{mate_in, INFINITE, MATE, MATE_BOUND, MAX_PLY};
 use crate::ordering::{pick, piece_to, MovePicker, Previous, TT_MOVE_SCORE};
 use crate::params::SearchParams;
 use crate::time::{Limits, TimeBudget};
@@ -24,23 +25,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-pub const MAX_PLY: usize = 128;
-pub const INFINITE: i32 = 32_001;
-pub const MATE: i32 = 32_000;
-/// Scores beyond this are mates (in at most MAX_PLY plies).
-pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32 - 1;
 const DRAW: i32 = 0;
-
-/// Converts a score to "mate in N moves" if it is a mate score.
-pub fn mate_in(score: i32) -> Option<i32> {
-    if score >= MATE_BOUND {
-        Some((MATE - score + 1) / 2)
-    } else if score <= -MATE_BOUND {
-        Some(-(MATE + score) / 2)
-    } else {
-        None
-    }
-}
 
 /// A line of analysis, reported to the GUI.
 #[derive(Clone, Debug)]

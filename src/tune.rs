@@ -4,7 +4,7 @@
 //! ```text
 //! guoxiang datagen --games 2000 --nodes 5000 --threads 2 --out selfplay.txt
 //! guoxiang tune --data selfplay.txt --epochs 300 --lr 1 --out tuned_weights.rs
-//! guoxiang tune --data selfplay.txt --write-eval src/eval.rs   # then rebuild
+//! guoxiang tune --data selfplay.txt --write-eval src/eval/terms.rs   # then rebuild
 //! ```
 //!
 //! Options (defaults in brackets):
@@ -52,7 +52,7 @@
 //! centipawns of effect too. Finally the weights are rounded to integers.
 //!
 //! What is tuned and what is not: see the "Tuning support" section of
-//! `src/eval.rs`. In short: material, piece-square tables, mobility, pawn
+//! `src/eval/terms.rs`. In short: material, piece-square tables, mobility, pawn
 //! structure, passed pawns, piece terms, threats, pawn shield and king files,
 //! tempo, mop-up, and KING_DANGER_QUADRATIC / KING_DANGER_MAX /
 //! KING_DANGER_EG are tuned; the attack-unit tables, the end-game scale
@@ -60,7 +60,7 @@
 //! position uses (say the pawn table's first and last ranks) keep their
 //! values.
 //!
-//! Output: `--out` writes the whole Weights section of `src/eval.rs` (as
+//! Output: `--out` writes the whole Weights section of `src/eval/terms.rs` (as
 //! compiled into this binary) with the tuned values, ready to replace that
 //! section; `--write-eval PATH` rewrites the tuned `const`s of that file in
 //! place (same names, same layout), so a rebuild picks them up. The bench
@@ -73,7 +73,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 /// The evaluation source this binary was built from.
-pub const EVAL_SOURCE: &str = include_str!("eval.rs");
+pub const EVAL_SOURCE: &str = include_str!("eval/terms.rs");
 
 /// One training position.
 #[derive(Clone, Debug)]
@@ -483,7 +483,7 @@ pub fn param_name(i: usize) -> String {
 }
 
 /// The `pub const` item of `item` with the values of `w`, laid out as
-/// `src/eval.rs` has it (and as rustfmt leaves it).
+/// `src/eval/terms.rs` has it (and as rustfmt leaves it).
 pub fn format_item(item: &TunableItem, w: &[i32]) -> String {
     let v = &w[item.offset..item.offset + item.shape.size()];
     let name = item.name;
@@ -551,7 +551,7 @@ fn find_item(src: &str, name: &str) -> Result<(usize, usize), String> {
     Err(format!("`{needle}` has no end"))
 }
 
-/// `src` (the text of `src/eval.rs`) with every tunable `const` set to `w`.
+/// `src` (the text of `src/eval/terms.rs`) with every tunable `const` set to `w`.
 pub fn rewrite_source(src: &str, w: &[i32]) -> Result<String, String> {
     let mut out = src.to_string();
     for item in TUNABLES {
@@ -561,7 +561,7 @@ pub fn rewrite_source(src: &str, w: &[i32]) -> Result<String, String> {
     Ok(out)
 }
 
-/// The Weights section of the text of `src/eval.rs`: from its banner up to
+/// The Weights section of the text of `src/eval/terms.rs`: from its banner up to
 /// the next one.
 pub fn weights_section(src: &str) -> Result<&str, String> {
     const BANNER: &str = "// ==========";
@@ -763,7 +763,7 @@ fn command_main(args: &[String]) -> Result<(), String> {
         let mut text = format!(
             "// Tuned by `guoxiang tune` on {path} ({} + {} positions), K = {k:.3}, epoch {},\n\
              // loss: train {before:.6} -> {after:.6}, validation {before_val} -> {after_val}.\n\
-             // Replaces the Weights section of src/eval.rs.\n\n",
+             // Replaces the Weights section of src/eval/terms.rs.\n\n",
             train.len(),
             validation.len(),
             result.best_epoch

@@ -11,9 +11,10 @@
 use crate::board::movegen::legal_moves;
 use crate::board::moves::Move;
 use crate::board::position::{Position, START_FEN};
+use crate::eval::score::mate_in;
 use crate::params::SearchParams;
 use crate::perft::divide;
-use crate::search::{mate_in, SearchEvent, SearchHandle, SearchInfo, SearchRequest, ThreadData};
+use crate::search::{SearchEvent, SearchHandle, SearchInfo, SearchRequest, ThreadData};
 use crate::time::Limits;
 use crate::tt::{Bound, TranspositionTable};
 use crossbeam_channel::{select, unbounded, Receiver, Sender};
@@ -31,7 +32,7 @@ const MAX_HASH_MB: usize = 1 << 20;
 const MAX_THREADS: usize = 1024;
 const MAX_MULTIPV: usize = 256;
 const MAX_OVERHEAD_MS: u64 = 10_000;
-/// `EvalFile`'s default: the network built into the binary (`src/net.nnue`).
+/// `EvalFile`'s default: the network built into the binary (`src/eval/net.nnue`).
 const EMBEDDED_NET_NAME: &str = "<embedded>";
 
 /// Engine options as set by `setoption`.
@@ -315,7 +316,7 @@ impl Engine {
         send("option name UCI_Chess960 type check default false");
         send(&format!(
             "option name UseNNUE type check default {}",
-            crate::nnue::DEFAULT_ENABLED
+            crate::eval::network::DEFAULT_ENABLED
         ));
         send(&format!(
             "option name EvalFile type string default {EMBEDDED_NET_NAME}"
@@ -423,10 +424,10 @@ impl Engine {
             }
             "usennue" => {
                 let on = check()?;
-                if on != crate::nnue::enabled() {
+                if on != crate::eval::network::enabled() {
                     // Stored static evaluations and corrections belong to
                     // the other evaluation: start afresh.
-                    crate::nnue::set_enabled(on);
+                    crate::eval::network::set_enabled(on);
                     self.tt.clear();
                     self.thread_data.iter_mut().for_each(ThreadData::clear);
                 }
@@ -437,14 +438,14 @@ impl Engine {
                 let net = match path.as_str() {
                     "" | "<empty>" | EMBEDDED_NET_NAME => None,
                     path => Some(
-                        crate::nnue::Network::load(std::path::Path::new(path))
+                        crate::eval::network::Network::load(std::path::Path::new(path))
                             .map_err(|e| format!("EvalFile: {e}; network kept"))?,
                     ),
                 };
                 let share = net.as_ref().map(|n| n.hce_percent);
                 // Stored static evaluations, corrections and accumulators
                 // belong to the old network: start afresh.
-                crate::nnue::set_active(net);
+                crate::eval::network::set_active(net);
                 self.tt.clear();
                 self.thread_data.iter_mut().for_each(ThreadData::clear);
                 if let Some(share) = share {

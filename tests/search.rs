@@ -3,7 +3,8 @@
 //! and the determinism of `bench`.
 
 use guoxiang::board::movegen::legal_moves;
-use guoxiang::search::{mate_in, search_fixed_depth, search_sync, ThreadData, MATE};
+use guoxiang::eval::score::{mate_in, MATE};
+use guoxiang::search::{search_fixed_depth, search_sync, ThreadData};
 use guoxiang::time::Limits;
 use guoxiang::tt::TranspositionTable;
 use guoxiang::{Move, Position};

@@ -658,11 +658,11 @@ fn use_nnue_switches_between_network_and_hand_written_evaluation() {
     let (_, best) = e.go("go depth 5");
     check_bestmove(&best, &pos);
     e.send("setoption name UseNNUE value true");
-    assert_eq!(static_eval(&mut e), guoxiang::nnue::evaluate(&pos));
+    assert_eq!(static_eval(&mut e), guoxiang::eval::network::evaluate(&pos));
     let (_, best) = e.go("go depth 5");
     check_bestmove(&best, &pos);
-    let expected_default = if guoxiang::nnue::DEFAULT_ENABLED {
-        guoxiang::nnue::evaluate(&pos)
+    let expected_default = if guoxiang::eval::network::DEFAULT_ENABLED {
+        guoxiang::eval::network::evaluate(&pos)
     } else {
         guoxiang::eval::evaluate_hce(&pos)
     };
@@ -671,12 +671,12 @@ fn use_nnue_switches_between_network_and_hand_written_evaluation() {
 
 #[test]
 fn eval_file_switches_networks_and_bad_files_keep_the_current_one() {
-    use guoxiang::nnue::{Network, QA, QB};
+    use guoxiang::eval::network::{Network, QA, QB};
     let fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/P3BPPP/R1BQ1RK1 w - - 0 9";
     let pos = guoxiang::Position::from_fen(fen, false).expect("fen");
     // The shipped network with its output bias raised by about a pawn.
-    let mut bytes =
-        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/src/net.nnue")).expect("src/net.nnue");
+    let mut bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/src/eval/net.nnue"))
+        .expect("src/eval/net.nnue");
     let tail = bytes.len() - 4;
     let bias = i32::from_le_bytes([
         bytes[tail],
@@ -699,7 +699,7 @@ fn eval_file_switches_networks_and_bad_files_keep_the_current_one() {
     e.send("setoption name UseNNUE value true");
     e.send(&format!("position fen {fen}"));
     let embedded = static_eval(&mut e);
-    assert_eq!(embedded, guoxiang::nnue::evaluate(&pos));
+    assert_eq!(embedded, guoxiang::eval::network::evaluate(&pos));
     let loaded = other.evaluate(&pos);
     assert!(loaded > embedded + 50, "{loaded} vs {embedded}");
 

@@ -19,7 +19,7 @@
 //! is then `P% x evaluate_hce + network`, the network trained for the rest
 //! (`guoxiang nnue --hce-percent P`).
 //!
-//! The network file (`src/net.nnue`, embedded at build time, or one chosen
+//! The network file (`src/eval/net.nnue`, embedded at build time, or one chosen
 //! with the UCI option `EvalFile` at run time) is: the magic
 //! `GXNN`, the hidden size as a little-endian `u32`, the hand-written share
 //! `P` as a `u32`, then the feature weights
@@ -87,8 +87,8 @@ pub struct Network {
 static EMBEDDED_NETWORK: Lazy<Arc<Network>> = Lazy::new(|| {
     // The embedded file is checked by a unit test, so a failure here is a
     // build that shipped a broken network: no outside input reaches this.
-    let net =
-        Network::from_bytes(EMBEDDED).expect("the embedded network (src/net.nnue) is malformed");
+    let net = Network::from_bytes(EMBEDDED)
+        .expect("the embedded network (src/eval/net.nnue) is malformed");
     Arc::from(net)
 });
 
@@ -302,7 +302,7 @@ impl Default for AccumulatorStack {
                     acc: [[0; HIDDEN]; 2],
                     valid: false,
                 };
-                crate::search::MAX_PLY + 4
+                crate::eval::score::MAX_PLY + 4
             ],
         }
     }
@@ -520,23 +520,30 @@ mod tests {
         // passant all occur), jumping back to earlier plies as a search
         // does, so that stale entries are reused too.
         let mut stack = AccumulatorStack::default();
-        let mut rng = crate::datagen::Rng(99);
+        // A small LCG is enough to vary the games (the evaluation imports no tools).
+        let mut state = 99u64;
+        let mut below = |n: usize| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((state >> 33) as usize) % n
+        };
         let mut checked = 0;
         for _ in 0..40 {
             let mut pos = Position::startpos();
-            let mut ply = rng.below(3);
+            let mut ply = below(3);
             for _ in 0..120 {
                 let moves = crate::board::movegen::legal_moves(&pos);
                 if moves.is_empty() {
                     break;
                 }
-                pos.make_move(moves[rng.below(moves.len())]);
-                ply = if rng.below(8) == 0 {
-                    rng.below(ply + 1)
+                pos.make_move(moves[below(moves.len())]);
+                ply = if below(8) == 0 {
+                    below(ply + 1)
                 } else {
                     ply + 1
                 };
-                let ply = ply.min(crate::search::MAX_PLY + 10);
+                let ply = ply.min(crate::eval::score::MAX_PLY + 10);
                 assert_eq!(
                     evaluate_at(&pos, &mut stack, ply),
                     evaluate(&pos),

@@ -707,11 +707,11 @@ struct Ctx {
 /// Exactly 0 for dead positions. With the network switched on (UCI option
 /// `UseNNUE`), the network's score; otherwise the hand-written evaluation.
 pub fn evaluate(pos: &Position) -> i32 {
-    if crate::nnue::enabled() {
+    if crate::eval::network::enabled() {
         if pos.is_dead_position() {
             return 0;
         }
-        return crate::nnue::evaluate(pos);
+        return crate::eval::network::evaluate(pos);
     }
     evaluate_hce(pos)
 }
@@ -719,12 +719,16 @@ pub fn evaluate(pos: &Position) -> i32 {
 /// [`evaluate`] for a search node `ply` plies from the root: the network
 /// reuses the accumulators of `stack` (same score, less work).
 #[inline]
-pub fn evaluate_at(pos: &Position, stack: &mut crate::nnue::AccumulatorStack, ply: usize) -> i32 {
-    if crate::nnue::enabled() {
+pub fn evaluate_at(
+    pos: &Position,
+    stack: &mut crate::eval::network::AccumulatorStack,
+    ply: usize,
+) -> i32 {
+    if crate::eval::network::enabled() {
         if pos.is_dead_position() {
             return 0;
         }
-        return crate::nnue::evaluate_at(pos, stack, ply);
+        return crate::eval::network::evaluate_at(pos, stack, ply);
     }
     evaluate_hce(pos)
 }
