@@ -10,8 +10,9 @@ use guoxiang::board::movegen::legal_moves;
 use guoxiang::board::see::see_ge;
 use guoxiang::eval::evaluate_hce;
 use guoxiang::eval::network;
-use guoxiang::search::{search_fixed_depth, ThreadData};
-use guoxiang::tt::{Bound, TranspositionTable};
+use guoxiang::search::time::Limits;
+use guoxiang::search::tt::{Bound, TranspositionTable};
+use guoxiang::search::{search_sync, SearchRequest, ThreadData};
 use guoxiang::Position;
 use std::hint::black_box;
 
@@ -102,7 +103,12 @@ fn bench_search(c: &mut Criterion) {
                 // does, so every iteration searches the same tree.
                 tt.clear();
                 let mut data = vec![ThreadData::default()];
-                search_fixed_depth(black_box(&pos), &[], 9, &tt, &mut data).1
+                let limits = Limits {
+                    depth: Some(9),
+                    ..Limits::default()
+                };
+                let request = SearchRequest::new(black_box(pos), limits);
+                search_sync(&request, &tt, &mut data).nodes
             })
         });
     }

@@ -4,8 +4,9 @@
 //! commit message that changes either (`Bench: <nodes>`).
 
 use crate::board::position::Position;
-use crate::search::{search_fixed_depth, ThreadData};
-use crate::tt::TranspositionTable;
+use crate::search::time::Limits;
+use crate::search::tt::TranspositionTable;
+use crate::search::{search_sync, SearchRequest, ThreadData};
 use std::time::Instant;
 
 pub const DEFAULT_DEPTH: i32 = 14;
@@ -76,7 +77,12 @@ pub fn run(depth: i32, verbose: bool) -> (u64, u64) {
             }
         };
         let mut data = vec![ThreadData::default()];
-        let (best, nodes, _) = search_fixed_depth(&pos, &[], depth, &tt, &mut data);
+        let limits = Limits {
+            depth: Some(depth),
+            ..Limits::default()
+        };
+        let result = search_sync(&SearchRequest::new(pos, limits), &tt, &mut data);
+        let (best, nodes) = (result.best, result.nodes);
         total += nodes;
         if verbose {
             let mv = best.map_or("(none)".to_string(), |m| m.to_uci(false));

@@ -50,9 +50,9 @@ use crate::board::position::Position;
 use crate::board::types::Color;
 use crate::cli::{exit_code, flag_value};
 use crate::eval::score::MATE_BOUND;
-use crate::search::{search_sync, ThreadData};
-use crate::time::Limits;
-use crate::tt::TranspositionTable;
+use crate::search::time::Limits;
+use crate::search::tt::TranspositionTable;
+use crate::search::{search_sync, SearchRequest, ThreadData};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::process::ExitCode;
@@ -150,8 +150,10 @@ pub fn search_nodes(
         nodes: Some(nodes.max(1)),
         ..Limits::default()
     };
-    let (best, _, score) = search_sync(pos, history, limits, tt, data);
-    (best, score)
+    let mut request = SearchRequest::new(*pos, limits);
+    request.history = history.to_vec();
+    let result = search_sync(&request, tt, data);
+    (result.best, result.score)
 }
 
 /// The result the rules give `pos` (reached after the positions whose keys

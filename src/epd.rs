@@ -7,9 +7,9 @@ use crate::board::moves::Move;
 use crate::board::position::Position;
 use crate::board::san::{parse_san, to_san};
 use crate::cli::{exit_code, flag_value};
-use crate::search::{search_sync, ThreadData};
-use crate::time::Limits;
-use crate::tt::TranspositionTable;
+use crate::search::time::Limits;
+use crate::search::tt::TranspositionTable;
+use crate::search::{search_sync, SearchRequest, ThreadData};
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -245,8 +245,8 @@ pub fn run(
                     let Some(entry) = entries.get(i) else { break };
                     tt.clear();
                     let mut data = vec![ThreadData::default()];
-                    let (played, _, _) =
-                        search_sync(&entry.position, &[], options.limits.clone(), &tt, &mut data);
+                    let request = SearchRequest::new(entry.position, options.limits.clone());
+                    let played = search_sync(&request, &tt, &mut data).best;
                     let result = entry.judge(played);
                     on_result(i, &result);
                     if let Ok(mut r) = results.lock() {

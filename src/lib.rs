@@ -9,19 +9,14 @@
 pub mod bench;
 pub mod board;
 pub mod cli;
-pub mod correction;
 pub mod datagen;
 pub mod epd;
 pub mod eval;
 pub mod nnue_train;
-pub mod ordering;
-pub mod params;
 pub mod perft;
 pub mod search;
 pub mod sprt;
 pub mod spsa;
-pub mod time;
-pub mod tt;
 pub mod tune;
 pub mod uci;
 

@@ -1,4 +1,4 @@
-//! `guoxiang spsa`: tunes the search parameters ([`crate::params`]) by
+//! `guoxiang spsa`: tunes the search parameters ([`crate::search::params`]) by
 //! measurement. Simultaneous perturbation stochastic approximation: each
 //! iteration nudges every chosen parameter up or down at random, plays one
 //! game pair (an opening, each side once) between the two settings, and moves
@@ -15,7 +15,7 @@
 //! * `--pairs N` [1000]: iterations, one game pair each.
 //! * `--nodes N` [25000] or `--tc BASE+INC` (seconds): the limit of every move.
 //!   Node-limited games do not depend on how busy the machine is.
-//! * `--params a,b,..` [all]: the parameters to tune (see `src/params.rs`).
+//! * `--params a,b,..` [all]: the parameters to tune (see `src/search/params.rs`).
 //! * `--start a=1,b=2` [the defaults]: where the tuned parameters start.
 //! * `--r-end X` [0.02]: the learning rate at the end, relative to the step
 //!   (fishtest's `r_end`); each pair moves a parameter by at most about
@@ -26,7 +26,7 @@
 //! * `--log FILE`: one line per pair (iteration, result, every value), for
 //!   plotting the run or resuming it with `--start`.
 //! * `--write-params FILE`: writes the final values as the defaults of a
-//!   `params.rs` (normally `src/params.rs`).
+//!   `params.rs` (normally `src/search/params.rs`).
 //!
 //! The schedule follows fishtest and OpenBench: with `N` pairs, `A = N/10`,
 //! `alpha = 0.602`, `gamma = 0.101`, iteration `k` perturbs a parameter by
@@ -42,10 +42,10 @@ use crate::board::position::Position;
 use crate::board::types::Color;
 use crate::cli::{exit_code, flag_value};
 use crate::datagen::{read_openings, rules_result, Rng};
-use crate::params::{SearchParams, Tunable, TUNABLES};
-use crate::search::{search_sync_with, ThreadData};
-use crate::time::Limits;
-use crate::tt::TranspositionTable;
+use crate::search::params::{SearchParams, Tunable, TUNABLES};
+use crate::search::time::Limits;
+use crate::search::tt::TranspositionTable;
+use crate::search::{search_sync, SearchRequest, SearchResult, ThreadData};
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Mutex;
@@ -200,14 +200,10 @@ fn play_game(
             },
         };
         let started = Instant::now();
-        let (best, _, score) = search_sync_with(
-            &pos,
-            &history,
-            limits,
-            player.params,
-            &player.tt,
-            &mut player.data,
-        );
+        let mut request = SearchRequest::new(pos, limits);
+        request.history = history.clone();
+        request.params = player.params;
+        let SearchResult { best, score, .. } = search_sync(&request, &player.tt, &mut player.data);
         if let MoveLimit::Clock { inc_ms, .. } = opts.limit {
             let clock = &mut clocks[stm.index()];
             *clock -= started.elapsed().as_millis() as i64;
@@ -376,7 +372,7 @@ pub fn run(
     Ok(outcome)
 }
 
-/// Rewrites the defaults in the text of `src/params.rs`: in each line
+/// Rewrites the defaults in the text of `src/search/params.rs`: in each line
 /// `name = value, min..=max, step s;` of a tuned parameter, the value.
 pub fn write_defaults(source: &str, values: &[(&str, i32)]) -> Result<String, String> {
     let mut out = String::with_capacity(source.len());
@@ -409,7 +405,7 @@ pub fn write_defaults(source: &str, values: &[(&str, i32)]) -> Result<String, St
 const USAGE: &str = "usage: guoxiang spsa [--pairs N] [--nodes N | --tc BASE+INC] [--params a,b,..]
                      [--start a=V,..] [--r-end X] [--threads N] [--hash MB] [--seed S]
                      [--openings FILE] [--random-plies N] [--max-plies N] [--log FILE]
-                     [--write-params src/params.rs]";
+                     [--write-params src/search/params.rs]";
 
 /// The `spsa` subcommand.
 pub fn command(args: &[String]) -> ExitCode {
@@ -611,7 +607,7 @@ mod tests {
 
     #[test]
     fn write_defaults_finds_every_tunable_in_params_rs() {
-        let source = include_str!("params.rs");
+        let source = include_str!("search/params.rs");
         let values: Vec<(&str, i32)> = TUNABLES.iter().map(|t| (t.name, t.default)).collect();
         assert_eq!(write_defaults(source, &values).unwrap(), source);
     }

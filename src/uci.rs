@@ -12,14 +12,15 @@ use crate::board::movegen::legal_moves;
 use crate::board::moves::Move;
 use crate::board::position::{Position, START_FEN};
 use crate::eval::score::mate_in;
-use crate::params::SearchParams;
 use crate::perft::divide;
-use crate::search::{SearchEvent, SearchHandle, SearchInfo, SearchRequest, ThreadData};
-use crate::time::Limits;
-use crate::tt::{Bound, TranspositionTable};
+use crate::search::params::SearchParams;
+use crate::search::time::Limits;
+use crate::search::tt::{Bound, TranspositionTable};
+use crate::search::{
+    SearchEvent, SearchHandle, SearchInfo, SearchRequest, SearchResult, ThreadData,
+};
 use crossbeam_channel::{select, unbounded, Receiver, Sender};
 use std::io::{BufRead, Write};
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -144,40 +145,39 @@ pub struct Engine {
     search: Option<ActiveSearch>,
     events_tx: Sender<SearchEvent>,
     events_rx: Receiver<SearchEvent>,
+    out: Output,
 }
 
-thread_local! {
-    /// Where this thread's protocol lines go instead of stdout (in-process tests).
-    static OUTPUT: std::cell::RefCell<Option<Box<dyn Write>>> = const { std::cell::RefCell::new(None) };
+/// Where the protocol lines go: stdout for the engine, any writer for
+/// tests that drive an [`Engine`] in-process.
+struct Output {
+    sink: Box<dyn Write>,
 }
 
-/// Sends this thread's protocol output to `sink` instead of stdout, so tests
-/// can drive [`Engine::handle_line`] in-process and read what it answers.
-pub fn redirect_output(sink: Box<dyn Write>) {
-    OUTPUT.with(|o| *o.borrow_mut() = Some(sink));
-}
-
-/// Writes one protocol line and flushes it.
-fn send(line: &str) {
-    let redirected = OUTPUT.with(|o| match o.borrow_mut().as_mut() {
-        Some(w) => {
-            let _ = writeln!(w, "{line}");
-            let _ = w.flush();
-            true
-        }
-        None => false,
-    });
-    if !redirected {
-        let stdout = std::io::stdout();
-        let mut out = stdout.lock();
-        let _ = writeln!(out, "{line}");
-        let _ = out.flush();
+impl Output {
+    /// Writes one protocol line and flushes it.
+    fn line(&mut self, line: &str) {
+        let _ = writeln!(self.sink, "{line}");
+        let _ = self.sink.flush();
     }
-}
 
-fn info_string(text: &str) {
-    // One line per message: a newline inside would start an unknown command in the GUI.
-    send(&format!("info string {}", text.replace(['\n', '\r'], " ")));
+    /// An `info string`: one line per message, since a newline inside would
+    /// start an unknown command in the GUI.
+    fn info(&mut self, text: &str) {
+        self.line(&format!("info string {}", text.replace(['\n', '\r'], " ")));
+    }
+
+    fn bestmove(&mut self, best: Option<Move>, ponder: Option<Move>, chess960: bool) {
+        match (best, ponder) {
+            (Some(b), Some(p)) => self.line(&format!(
+                "bestmove {} ponder {}",
+                b.to_uci(chess960),
+                p.to_uci(chess960)
+            )),
+            (Some(b), None) => self.line(&format!("bestmove {}", b.to_uci(chess960))),
+            (None, _) => self.line("bestmove (none)"),
+        }
+    }
 }
 
 /// Runs the UCI loop until `quit` or end of input.
@@ -192,10 +192,10 @@ pub fn run() {
                     match keep_going {
                         Ok(true) => {}
                         Ok(false) => break,
-                        Err(_) => info_string("internal error while handling that command; state kept"),
+                        Err(_) => engine.out.info("internal error while handling that command; state kept"),
                     }
                 }
-                Ok(Input::TooLong) => info_string(&format!("input line longer than {MAX_LINE} bytes ignored")),
+                Ok(Input::TooLong) => engine.out.info(&format!("input line longer than {MAX_LINE} bytes ignored")),
                 Err(_) => {
                     engine.finish_search();
                     break;
@@ -217,7 +217,14 @@ impl Default for Engine {
 }
 
 impl Engine {
+    /// An engine that answers on stdout.
     pub fn new() -> Engine {
+        Engine::with_output(Box::new(std::io::stdout()))
+    }
+
+    /// An engine that writes its protocol lines to `sink` (tests drive
+    /// [`Engine::handle_line`] in-process and read what it answers).
+    pub fn with_output(sink: Box<dyn Write>) -> Engine {
         let options = Options::default();
         let tt = match TranspositionTable::new(options.hash_mb) {
             Ok(t) => t,
@@ -236,6 +243,7 @@ impl Engine {
             search: None,
             events_tx,
             events_rx,
+            out: Output { sink },
         }
     }
 
@@ -245,7 +253,7 @@ impl Engine {
         match tokens.as_slice() {
             [] => {}
             ["uci", ..] => self.cmd_uci(),
-            ["isready", ..] => send("readyok"),
+            ["isready", ..] => self.out.line("readyok"),
             ["ucinewgame", ..] => {
                 self.finish_search();
                 self.tt.clear();
@@ -257,13 +265,13 @@ impl Engine {
             ["position", rest @ ..] => {
                 self.finish_search();
                 if let Err(e) = self.cmd_position(rest) {
-                    info_string(&format!("position ignored: {e}"));
+                    self.out.info(&format!("position ignored: {e}"));
                 }
             }
             ["setoption", rest @ ..] => {
                 self.finish_search();
                 if let Err(e) = self.cmd_setoption(rest) {
-                    info_string(&e);
+                    self.out.info(&e);
                 }
             }
             ["go", rest @ ..] => {
@@ -279,50 +287,51 @@ impl Engine {
             ["debug", ..] | ["register", ..] => {}
             ["d", ..] => {
                 for l in self.position.to_string().lines() {
-                    info_string(l);
+                    self.out.info(l);
                 }
             }
-            ["eval", ..] => info_string(&format!(
+            ["eval", ..] => self.out.info(&format!(
                 "static evaluation {} cp (side to move)",
                 crate::eval::evaluate(&self.position)
             )),
             [cmd, ..] => {
                 let shown: String = cmd.chars().take(40).collect();
-                info_string(&format!("unknown command '{shown}'"));
+                self.out.info(&format!("unknown command '{shown}'"));
             }
         }
         true
     }
 
-    fn cmd_uci(&self) {
-        send(&format!(
+    fn cmd_uci(&mut self) {
+        self.out.line(&format!(
             "id name {ENGINE_NAME} {}",
             env!("CARGO_PKG_VERSION")
         ));
-        send(&format!("id author {ENGINE_AUTHOR}"));
-        send(&format!(
+        self.out.line(&format!("id author {ENGINE_AUTHOR}"));
+        self.out.line(&format!(
             "option name Hash type spin default 16 min 1 max {MAX_HASH_MB}"
         ));
-        send(&format!(
+        self.out.line(&format!(
             "option name Threads type spin default 1 min 1 max {MAX_THREADS}"
         ));
-        send(&format!(
+        self.out.line(&format!(
             "option name MultiPV type spin default 1 min 1 max {MAX_MULTIPV}"
         ));
-        send("option name Ponder type check default false");
-        send(&format!(
+        self.out.line("option name Ponder type check default false");
+        self.out.line(&format!(
             "option name Move Overhead type spin default 50 min 0 max {MAX_OVERHEAD_MS}"
         ));
-        send("option name UCI_Chess960 type check default false");
-        send(&format!(
+        self.out
+            .line("option name UCI_Chess960 type check default false");
+        self.out.line(&format!(
             "option name UseNNUE type check default {}",
             crate::eval::network::DEFAULT_ENABLED
         ));
-        send(&format!(
+        self.out.line(&format!(
             "option name EvalFile type string default {EMBEDDED_NET_NAME}"
         ));
-        send("option name Clear Hash type button");
-        send("uciok");
+        self.out.line("option name Clear Hash type button");
+        self.out.line("uciok");
     }
 
     fn cmd_position(&mut self, args: &[&str]) -> Result<(), String> {
@@ -449,7 +458,7 @@ impl Engine {
                 self.tt.clear();
                 self.thread_data.iter_mut().for_each(ThreadData::clear);
                 if let Some(share) = share {
-                    info_string(&format!(
+                    self.out.info(&format!(
                         "EvalFile: playing with '{path}' (hand-written share {share}%)"
                     ));
                 }
@@ -467,97 +476,10 @@ impl Engine {
     }
 
     fn cmd_go(&mut self, args: &[&str]) {
-        let mut limits = Limits::default();
-        let mut perft_depth = None;
-        let keywords = [
-            "searchmoves",
-            "ponder",
-            "wtime",
-            "btime",
-            "winc",
-            "binc",
-            "movestogo",
-            "depth",
-            "nodes",
-            "mate",
-            "movetime",
-            "infinite",
-            "perft",
-        ];
-        let mut i = 0;
-        while i < args.len() {
-            let key = args[i];
-            let value = args.get(i + 1).copied();
-            let mut takes_value = true;
-            let result: Result<(), String> = (|| {
-                let num = |min: i64, max: i64| -> Result<i64, String> {
-                    let v = value.ok_or(format!("go {key}: missing value"))?;
-                    // Parsed wide so that a huge value saturates instead of being refused.
-                    let n: i128 = v.parse().map_err(|_| {
-                        let shown: String = v.chars().take(16).collect();
-                        format!("go {key}: '{shown}' is not a number")
-                    })?;
-                    // Too big saturates silently (a huge limit is still a limit);
-                    // too small is a mistake worth saying.
-                    if n < i128::from(min) {
-                        info_string(&format!("go {key}: {n} is below {min}, using {min}"));
-                    }
-                    Ok(n.clamp(i128::from(min), i128::from(max)) as i64)
-                };
-                match key {
-                    "wtime" => limits.wtime = Some(num(i64::MIN / 4, i64::MAX / 4)?),
-                    "btime" => limits.btime = Some(num(i64::MIN / 4, i64::MAX / 4)?),
-                    "winc" => limits.winc = Some(num(0, i64::MAX / 4)?),
-                    "binc" => limits.binc = Some(num(0, i64::MAX / 4)?),
-                    "movestogo" => limits.movestogo = Some(num(1, 1000)? as u32),
-                    "depth" => limits.depth = Some(num(1, 127)? as i32),
-                    "nodes" => limits.nodes = Some(num(1, i64::MAX)? as u64),
-                    "mate" => limits.mate = Some(num(1, 63)? as i32),
-                    "movetime" => limits.movetime = Some(num(1, i64::MAX / 4)? as u64),
-                    "perft" => perft_depth = Some(num(0, 15)? as u32),
-                    "infinite" => {
-                        takes_value = false;
-                        limits.infinite = true;
-                    }
-                    "ponder" => {
-                        takes_value = false;
-                        limits.ponder = true;
-                    }
-                    "searchmoves" => {
-                        takes_value = false;
-                        while let Some(&m) = args.get(i + 1) {
-                            if keywords.contains(&m) {
-                                break;
-                            }
-                            if self.position.parse_uci_move(m).is_none() {
-                                let shown: String = m.chars().take(16).collect();
-                                info_string(&format!(
-                                    "searchmoves: '{shown}' is not a legal move, ignored"
-                                ));
-                            } else {
-                                limits.searchmoves.push(m.to_string());
-                            }
-                            i += 1;
-                        }
-                    }
-                    _ => {
-                        takes_value = false;
-                        let shown: String = key.chars().take(16).collect();
-                        return Err(format!("go: unknown parameter '{shown}' ignored"));
-                    }
-                }
-                Ok(())
-            })();
-            if let Err(e) = result {
-                info_string(&e);
-                // Do not swallow a following keyword as a bad value.
-                if value.is_some_and(|v| keywords.contains(&v)) {
-                    takes_value = false;
-                }
-            }
-            i += if takes_value { 2 } else { 1 };
+        let (mut limits, perft_depth, notes) = parse_go(args, &self.position);
+        for note in &notes {
+            self.out.info(note);
         }
-
         if let Some(depth) = perft_depth {
             self.perft(depth);
             return;
@@ -598,42 +520,38 @@ impl Engine {
                 });
             }
             Err(e) => {
-                info_string(&e);
+                self.out.info(&e);
                 let fallback = legal_moves(&self.position).first().copied();
-                send_bestmove(fallback, None, self.position.is_chess960());
+                self.out
+                    .bestmove(fallback, None, self.position.is_chess960());
             }
         }
     }
 
-    fn perft(&self, depth: u32) {
+    fn perft(&mut self, depth: u32) {
         let start = Instant::now();
         let results = divide(&self.position, depth, self.options.threads);
         let chess960 = self.position.is_chess960();
         let mut total = 0u64;
         for (mv, n) in &results {
-            send(&format!("{}: {n}", mv.to_uci(chess960)));
+            self.out.line(&format!("{}: {n}", mv.to_uci(chess960)));
             total += n;
         }
         if depth == 0 {
             total = 1;
         }
-        send("");
-        send(&format!("Nodes searched: {total}"));
+        self.out.line("");
+        self.out.line(&format!("Nodes searched: {total}"));
         let ms = start.elapsed().as_millis();
-        info_string(&format!("perft {depth}: {total} nodes in {ms} ms"));
+        self.out
+            .info(&format!("perft {depth}: {total} nodes in {ms} ms"));
     }
 
     fn cmd_ponderhit(&mut self) {
         let Some(search) = self.search.as_mut() else {
             return;
         };
-        let shared = &search.handle.shared;
-        if shared.pondering.load(Ordering::Relaxed) {
-            // The clock starts now: move the start of the time budget here.
-            let since_go = search.start.elapsed().as_nanos() as u64;
-            shared.clock_start_ns.store(since_go, Ordering::Relaxed);
-            shared.pondering.store(false, Ordering::Relaxed);
-        }
+        search.handle.ponderhit();
         // Only the ponder part ends here; an infinite search still waits for `stop`.
         search.wait_for_stop = search.infinite;
         if search.wait_for_stop {
@@ -649,12 +567,15 @@ impl Engine {
             return;
         };
         match event {
-            SearchEvent::Info(info) => send(&format_info(&info, &search.root, search.start)),
-            SearchEvent::CurrentMove { depth, mv, number } => send(&format!(
+            SearchEvent::Info(info) => {
+                self.out
+                    .line(&format_info(&info, &search.root, search.start))
+            }
+            SearchEvent::CurrentMove { depth, mv, number } => self.out.line(&format!(
                 "info depth {depth} currmove {} currmovenumber {number}",
                 mv.to_uci(search.chess960)
             )),
-            SearchEvent::Done { best, ponder, .. } => {
+            SearchEvent::Done(SearchResult { best, ponder, .. }) => {
                 if search.wait_for_stop {
                     search.held = Some((best, ponder));
                 } else {
@@ -669,7 +590,7 @@ impl Engine {
         if let Some(search) = self.search.take() {
             let chess960 = search.chess960;
             self.thread_data = search.handle.join();
-            send_bestmove(best, ponder, chess960);
+            self.out.bestmove(best, ponder, chess960);
         }
     }
 
@@ -693,16 +614,105 @@ impl Engine {
     }
 }
 
-fn send_bestmove(best: Option<Move>, ponder: Option<Move>, chess960: bool) {
-    match (best, ponder) {
-        (Some(b), Some(p)) => send(&format!(
-            "bestmove {} ponder {}",
-            b.to_uci(chess960),
-            p.to_uci(chess960)
-        )),
-        (Some(b), None) => send(&format!("bestmove {}", b.to_uci(chess960))),
-        (None, _) => send("bestmove (none)"),
+/// The words of `go` that start a limit; anything else is an unknown parameter.
+const GO_KEYWORDS: [&str; 13] = [
+    "searchmoves",
+    "ponder",
+    "wtime",
+    "btime",
+    "winc",
+    "binc",
+    "movestogo",
+    "depth",
+    "nodes",
+    "mate",
+    "movetime",
+    "infinite",
+    "perft",
+];
+
+/// Reads the arguments of `go` (for the position `pos`): the limits, a
+/// perft depth if asked, and a note for each value that was unreadable or
+/// out of range (dropped or clamped).
+fn parse_go(args: &[&str], pos: &Position) -> (Limits, Option<u32>, Vec<String>) {
+    let mut limits = Limits::default();
+    let mut perft_depth = None;
+    let mut notes = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let key = args[i];
+        let value = args.get(i + 1).copied();
+        let mut takes_value = true;
+        // A number within `min..=max`: too big saturates silently (a huge
+        // limit is still a limit); too small is a mistake worth a note.
+        let mut num = |min: i64, max: i64| -> Result<i64, String> {
+            let v = value.ok_or(format!("go {key}: missing value"))?;
+            // Parsed wide so that a huge value saturates instead of being refused.
+            let n: i128 = v.parse().map_err(|_| {
+                let shown: String = v.chars().take(16).collect();
+                format!("go {key}: '{shown}' is not a number")
+            })?;
+            if n < i128::from(min) {
+                notes.push(format!("go {key}: {n} is below {min}, using {min}"));
+            }
+            Ok(n.clamp(i128::from(min), i128::from(max)) as i64)
+        };
+        let result: Result<(), String> = match key {
+            "wtime" => num(i64::MIN / 4, i64::MAX / 4).map(|n| limits.wtime = Some(n)),
+            "btime" => num(i64::MIN / 4, i64::MAX / 4).map(|n| limits.btime = Some(n)),
+            "winc" => num(0, i64::MAX / 4).map(|n| limits.winc = Some(n)),
+            "binc" => num(0, i64::MAX / 4).map(|n| limits.binc = Some(n)),
+            "movestogo" => num(1, 1000).map(|n| limits.movestogo = Some(n as u32)),
+            "depth" => num(1, 127).map(|n| limits.depth = Some(n as i32)),
+            "nodes" => num(1, i64::MAX).map(|n| limits.nodes = Some(n as u64)),
+            "mate" => num(1, 63).map(|n| limits.mate = Some(n as i32)),
+            "movetime" => num(1, i64::MAX / 4).map(|n| limits.movetime = Some(n as u64)),
+            "perft" => num(0, 15).map(|n| perft_depth = Some(n as u32)),
+            "infinite" => {
+                takes_value = false;
+                limits.infinite = true;
+                Ok(())
+            }
+            "ponder" => {
+                takes_value = false;
+                limits.ponder = true;
+                Ok(())
+            }
+            "searchmoves" => {
+                takes_value = false;
+                while let Some(&m) = args.get(i + 1) {
+                    if GO_KEYWORDS.contains(&m) {
+                        break;
+                    }
+                    match pos.parse_uci_move(m) {
+                        Some(mv) => limits.searchmoves.push(mv),
+                        None => {
+                            let shown: String = m.chars().take(16).collect();
+                            notes.push(format!(
+                                "searchmoves: '{shown}' is not a legal move, ignored"
+                            ));
+                        }
+                    }
+                    i += 1;
+                }
+                Ok(())
+            }
+            _ => {
+                takes_value = false;
+                let shown: String = key.chars().take(16).collect();
+                Err(format!("go: unknown parameter '{shown}' ignored"))
+            }
+        };
+        if let Err(e) = result {
+            notes.push(e);
+            // Do not swallow a following keyword as a bad value.
+            if value.is_some_and(|v| GO_KEYWORDS.contains(&v)) {
+                takes_value = false;
+            }
+        }
+        i += if takes_value { 2 } else { 1 };
     }
+    (limits, perft_depth, notes)
 }
 
 /// Formats an `info` line; the PV is cut at the first move that is not legal

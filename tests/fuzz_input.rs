@@ -6,7 +6,7 @@
 //!
 //! Deterministic: a fixed-seed generator, so a failure reproduces.
 
-use guoxiang::uci::{redirect_output, Engine};
+use guoxiang::uci::Engine;
 use std::cell::RefCell;
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -325,11 +325,10 @@ fn generated_commands_in_process() {
         300_000
     };
     let captured = Captured::default();
-    redirect_output(Box::new(captured.clone()));
     let progress = Arc::new(AtomicU64::new(0));
     watchdog(Arc::clone(&progress), "in-process fuzz");
 
-    let mut engine = Engine::new();
+    let mut engine = Engine::with_output(Box::new(captured.clone()));
     let mut rng = Rng(0x6775_6F78_6961_6E67);
     let (mut isready, mut searches, mut run) = (0, 0, 0u64);
     let start = Instant::now();

@@ -4,9 +4,9 @@
 
 use guoxiang::board::movegen::legal_moves;
 use guoxiang::eval::score::{mate_in, MATE};
-use guoxiang::search::{search_fixed_depth, search_sync, ThreadData};
-use guoxiang::time::Limits;
-use guoxiang::tt::TranspositionTable;
+use guoxiang::search::time::Limits;
+use guoxiang::search::tt::TranspositionTable;
+use guoxiang::search::{search_sync, SearchRequest, SearchResult, ThreadData};
 use guoxiang::{Move, Position};
 
 /// Searches `pos` (after the game `history`, oldest key first) to `depth`
@@ -14,7 +14,9 @@ use guoxiang::{Move, Position};
 fn search(pos: &Position, history: &[u64], depth: i32) -> (Option<Move>, i32) {
     let tt = TranspositionTable::new(16).expect("a 16 MB table");
     let mut data = vec![ThreadData::default()];
-    let (best, _nodes, score) = search_fixed_depth(pos, history, depth, &tt, &mut data);
+    let mut request = SearchRequest::new(*pos, to_depth(depth));
+    request.history = history.to_vec();
+    let SearchResult { best, score, .. } = search_sync(&request, &tt, &mut data);
     if let Some(mv) = best {
         assert!(
             legal_moves(pos).contains(&mv),
@@ -24,6 +26,13 @@ fn search(pos: &Position, history: &[u64], depth: i32) -> (Option<Move>, i32) {
         );
     }
     (best, score)
+}
+
+fn to_depth(depth: i32) -> Limits {
+    Limits {
+        depth: Some(depth),
+        ..Limits::default()
+    }
 }
 
 fn fen(text: &str) -> Position {
@@ -201,7 +210,7 @@ fn fixed_depth_search_is_deterministic_with_a_reused_table() {
     let run = || {
         let tt = TranspositionTable::new(16).expect("a 16 MB table");
         let mut data = vec![ThreadData::default()];
-        search_fixed_depth(&pos, &[], 7, &tt, &mut data)
+        search_sync(&SearchRequest::new(pos, to_depth(7)), &tt, &mut data)
     };
     assert_eq!(run(), run());
 }
@@ -218,7 +227,8 @@ fn a_one_node_limit_still_finishes_depth_one() {
         nodes: Some(1),
         ..Limits::default()
     };
-    let (best, _, score) = search_sync(&pos, &[], limits, &tt, &mut data);
+    let SearchResult { best, score, .. } =
+        search_sync(&SearchRequest::new(pos, limits), &tt, &mut data);
     assert_eq!(uci(best), "a1a8");
     assert_eq!(mate_in(score), Some(1));
 }

@@ -1,6 +1,6 @@
 //! The search's numeric parameters: margins, reductions and depth limits of
 //! the pruning rules. They live in one struct, rather than as constants
-//! spread over the search, so that `guoxiang spsa` (see [`crate::spsa`]) can
+//! spread over the search, so that `guoxiang spsa` (the `spsa` tool) can
 //! play games between two settings in one process and tune them by
 //! measurement. Play always uses [`SearchParams::default`]; tuned values are
 //! written back here as the new defaults.
@@ -90,7 +90,7 @@ search_params! {
     /// A cutoff at `depth` moves the histories by `min(history_scale x depth^2, history_max)`.
     history_scale = 35, 4..=64, step 3;
     history_max = 2500, 400..=4000, step 150;
-    /// Pawn-structure correction of the static eval (`src/correction.rs`):
+    /// Pawn-structure correction of the static eval (`src/search/correction.rs`):
     /// at most this many centipawns; 0 turns it off. 64 with the line
     /// below: +19.5 Elo at 8+0.08 (strength log).
     correction_limit = 64, 0..=128, step 8;

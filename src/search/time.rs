@@ -2,6 +2,7 @@
 //! between iterations: do not start another) and a hard limit (checked inside
 //! the search: stop now).
 
+use crate::board::moves::Move;
 use crate::board::types::Color;
 use std::time::Duration;
 
@@ -20,8 +21,8 @@ pub struct Limits {
     pub movestogo: Option<u32>,
     pub infinite: bool,
     pub ponder: bool,
-    /// Root moves to consider, in UCI text (checked against the position by the caller).
-    pub searchmoves: Vec<String>,
+    /// Root moves to consider (legal in the position searched); empty: all.
+    pub searchmoves: Vec<Move>,
 }
 
 /// The two limits of one search; `None` means unbounded.

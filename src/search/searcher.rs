@@ -1,12 +1,7 @@
-//! The search: iterative deepening with aspiration windows over a principal
-//! variation search (alpha-beta), quiescence search, transposition table,
-//! null-move pruning, reverse futility and futility pruning, late-move
-//! reductions and pruning, check extension. Move ordering lives in
-//! [`crate::ordering`].
-//!
-//! Lazy SMP: several threads run this same search on one shared
-//! transposition table; the main thread owns the clock, reports, and
-//! decides the move. The search never prints: it sends [`SearchEvent`]s.
+//! One thread's search: iterative deepening with aspiration windows over a
+//! principal variation search (alpha-beta), quiescence search, transposition
+//! table cutoffs, null-move pruning, reverse futility and futility pruning,
+//! late-move reductions and pruning, singular and check extensions.
 
 use crate::board::movegen::{generate_moves, legal_moves, GenKind};
 use crate::board::moves::{Move, MoveList};
@@ -15,105 +10,28 @@ use crate::board::see::{see_ge, see_value};
 use crate::board::types::PieceKind;
 use crate::eval::evaluate_at;
 use crate::eval::score::{mate_in, INFINITE, MATE, MATE_BOUND, MAX_PLY};
-use crate::ordering::{pick, piece_to, MovePicker, Previous, TT_MOVE_SCORE};
-use crate::params::SearchParams;
-use crate::time::{Limits, TimeBudget};
-use crate::tt::{Bound, TranspositionTable, TtHit};
+use crate::search::history::{piece_to, Previous, TT_MOVE_SCORE};
+use crate::search::params::SearchParams;
+use crate::search::picker::{pick, MovePicker};
+use crate::search::time::{Limits, TimeBudget};
+use crate::search::tt::{Bound, TranspositionTable, TtHit};
+use crate::search::{SearchEvent, SearchInfo, SearchRequest, SharedState, ThreadData};
 use arrayvec::ArrayVec;
 use crossbeam_channel::Sender;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 const DRAW: i32 = 0;
 
-/// A line of analysis, reported to the GUI.
 #[derive(Clone, Debug)]
-pub struct SearchInfo {
-    pub depth: i32,
-    pub seldepth: usize,
-    pub multipv: usize,
-    pub score: i32,
-    pub bound: Option<Bound>,
-    pub nodes: u64,
-    pub time: Duration,
-    pub hashfull: u32,
-    pub pv: Vec<Move>,
-}
-
-/// What the search tells the UCI layer.
-#[derive(Clone, Debug)]
-pub enum SearchEvent {
-    Info(SearchInfo),
-    CurrentMove {
-        depth: i32,
-        mv: Move,
-        number: usize,
-    },
-    /// The search is over. `best` is `None` only when there is no legal move.
-    Done {
-        best: Option<Move>,
-        ponder: Option<Move>,
-        nodes: u64,
-    },
-}
-
-/// State shared by all threads of one search.
-pub struct SharedState {
-    pub stop: AtomicBool,
-    /// While set (`go ponder`), no time limit applies.
-    pub pondering: AtomicBool,
-    /// When the clock started, in nanoseconds after the `go`; `ponderhit` moves it.
-    pub clock_start_ns: AtomicU64,
-    node_counts: Vec<AtomicU64>,
-    /// The deepest iteration any helper has completed: (depth, score, pv).
-    deepest_helper: std::sync::Mutex<Option<(i32, i32, Vec<Move>)>>,
-}
-
-impl SharedState {
-    pub fn new(threads: usize, pondering: bool) -> SharedState {
-        SharedState {
-            stop: AtomicBool::new(false),
-            pondering: AtomicBool::new(pondering),
-            clock_start_ns: AtomicU64::new(0),
-            node_counts: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
-            deepest_helper: std::sync::Mutex::new(None),
-        }
-    }
-
-    pub fn total_nodes(&self) -> u64 {
-        self.node_counts
-            .iter()
-            .map(|n| n.load(Ordering::Relaxed))
-            .sum()
-    }
-}
-
-pub use crate::ordering::ThreadData;
-
-/// Everything one search needs.
-pub struct SearchRequest {
-    pub position: Position,
-    /// Keys of the game's earlier positions, oldest first.
-    pub history: Vec<u64>,
-    pub limits: Limits,
-    pub threads: usize,
-    pub multipv: usize,
-    pub move_overhead_ms: u64,
-    /// When the `go` arrived: every time limit counts from here.
-    pub start: Instant,
-    pub params: SearchParams,
-}
-
-#[derive(Clone, Debug)]
-struct RootMove {
-    mv: Move,
-    score: i32,
-    previous_score: i32,
-    pv: Vec<Move>,
-    seldepth: usize,
+pub(super) struct RootMove {
+    pub(super) mv: Move,
+    pub(super) score: i32,
+    pub(super) previous_score: i32,
+    pub(super) pv: Vec<Move>,
+    pub(super) seldepth: usize,
     /// Nodes this thread has spent below this move, over all iterations.
-    nodes: u64,
+    pub(super) nodes: u64,
 }
 
 #[derive(Clone, Copy, Default)]
@@ -128,7 +46,7 @@ struct StackEntry {
 
 const LMR_MAX: usize = 64;
 
-fn lmr_table(p: &SearchParams) -> [[i32; LMR_MAX]; LMR_MAX] {
+pub(super) fn lmr_table(p: &SearchParams) -> [[i32; LMR_MAX]; LMR_MAX] {
     let base = p.lmr_base as f64 / 100.0;
     let divisor = p.lmr_divisor as f64 / 100.0;
     let mut t = [[0; LMR_MAX]; LMR_MAX];
@@ -141,16 +59,16 @@ fn lmr_table(p: &SearchParams) -> [[i32; LMR_MAX]; LMR_MAX] {
 }
 
 /// One thread's search.
-struct Searcher<'a> {
-    id: usize,
-    shared: &'a SharedState,
+pub(super) struct Searcher<'a> {
+    pub(super) id: usize,
+    pub(super) shared: &'a SharedState,
     tt: &'a TranspositionTable,
     data: &'a mut ThreadData,
-    events: Option<&'a Sender<SearchEvent>>,
+    pub(super) events: Option<&'a Sender<SearchEvent>>,
     limits: &'a Limits,
     budget: TimeBudget,
     start: Instant,
-    nodes: u64,
+    pub(super) nodes: u64,
     seldepth: usize,
     /// Keys of the positions before the current node: game history, then the search path.
     keys: Vec<u64>,
@@ -158,18 +76,20 @@ struct Searcher<'a> {
     null_barrier: usize,
     pv: Vec<ArrayVec<Move, { MAX_PLY + 2 }>>,
     stack: [StackEntry; MAX_PLY + 4],
-    root_moves: Vec<RootMove>,
+    pub(super) root_moves: Vec<RootMove>,
     pv_index: usize,
-    root_depth: i32,
+    pub(super) root_depth: i32,
     /// The last iteration this thread finished.
-    completed_depth: i32,
+    pub(super) completed_depth: i32,
     lmr: [[i32; LMR_MAX]; LMR_MAX],
     p: SearchParams,
+    /// The last exact score reported for the best move, for [`SearchResult`](super::SearchResult).
+    pub(super) reported_score: Option<i32>,
 }
 
 impl<'a> Searcher<'a> {
     #[allow(clippy::too_many_arguments)]
-    fn new(
+    pub(super) fn new(
         id: usize,
         shared: &'a SharedState,
         tt: &'a TranspositionTable,
@@ -202,6 +122,7 @@ impl<'a> Searcher<'a> {
             completed_depth: 0,
             lmr,
             p: request.params,
+            reported_score: None,
         }
     }
 
@@ -308,8 +229,9 @@ impl<'a> Searcher<'a> {
         tt_move: Option<Move>,
         ply: usize,
     ) -> ArrayVec<i32, 256> {
-        let killers = self.data.killers(ply);
+        let killers = self.data.history.killers(ply);
         self.data
+            .history
             .score_moves(pos, moves, tt_move, killers, self.previous_piece_to(ply))
     }
 
@@ -436,7 +358,7 @@ impl<'a> Searcher<'a> {
             depth -= 1;
         }
 
-        let killers = self.data.killers(ply);
+        let killers = self.data.history.killers(ply);
         let previous = self.previous_piece_to(ply);
         let mut picker = if root {
             let mut moves = MoveList::new();
@@ -456,7 +378,7 @@ impl<'a> Searcher<'a> {
         // Only the hash move of a deep enough non-root node is tested for singularity.
         let singular_candidate = !root && excluded.is_none() && depth >= 8;
 
-        while let Some((mv, move_score)) = picker.next(pos, self.data) {
+        while let Some((mv, move_score)) = picker.next(pos, &self.data.history) {
             if Some(mv) == excluded {
                 continue;
             }
@@ -630,9 +552,9 @@ impl<'a> Searcher<'a> {
                     if score >= beta {
                         let bonus = (self.p.history_scale * depth * depth).min(self.p.history_max);
                         if quiet {
-                            self.data.add_killer(ply, mv);
+                            self.data.history.add_killer(ply, mv);
                             let side = us.index();
-                            self.data.update_quiet_history(
+                            self.data.history.update_quiet_history(
                                 side,
                                 mv,
                                 piece_to(pos, mv),
@@ -640,7 +562,7 @@ impl<'a> Searcher<'a> {
                                 bonus,
                             );
                             for &q in &quiets_tried {
-                                self.data.update_quiet_history(
+                                self.data.history.update_quiet_history(
                                     side,
                                     q,
                                     piece_to(pos, q),
@@ -649,11 +571,11 @@ impl<'a> Searcher<'a> {
                                 );
                             }
                         } else if is_capture {
-                            self.data.update_capture_history(pos, mv, bonus);
+                            self.data.history.update_capture_history(pos, mv, bonus);
                         }
                         // Captures that were tried first and failed to cut lose credit either way.
                         for &c in &captures_tried {
-                            self.data.update_capture_history(pos, c, -bonus);
+                            self.data.history.update_capture_history(pos, c, -bonus);
                         }
                         break;
                     }
@@ -855,7 +777,7 @@ impl<'a> Searcher<'a> {
     }
 
     /// Iterative deepening; returns when the limits are reached or the search is stopped.
-    fn iterate(&mut self, root: &Position, multipv: usize) {
+    pub(super) fn iterate(&mut self, root: &Position, multipv: usize) {
         let max_depth = self
             .limits
             .depth
@@ -1002,8 +924,7 @@ impl<'a> Searcher<'a> {
         ((depth + SKIP_PHASE[i]) / SKIP_SIZE[i]) % 2 != 0
     }
 
-    fn report_line(&self, line: usize, bound: Option<Bound>, bound_score: i32) {
-        let Some(events) = self.events else { return };
+    pub(super) fn report_line(&mut self, line: usize, bound: Option<Bound>, bound_score: i32) {
         let rm = &self.root_moves[line];
         let (score, depth) = if rm.score == -INFINITE {
             // Not searched at this depth yet: report the last completed score.
@@ -1014,6 +935,11 @@ impl<'a> Searcher<'a> {
         if depth < 1 || score == -INFINITE {
             return;
         }
+        if bound.is_none() && line == 0 {
+            self.reported_score = Some(score);
+        }
+        let Some(events) = self.events else { return };
+        let rm = &self.root_moves[line];
         let _ = events.send(SearchEvent::Info(SearchInfo {
             depth,
             seldepth: rm.seldepth.max(depth as usize),
@@ -1079,246 +1005,4 @@ fn score_from_tt(score: i32, ply: usize) -> i32 {
     } else {
         score
     }
-}
-
-/// The root moves the search may play: all legal moves, or the `searchmoves` among them.
-fn root_moves(pos: &Position, limits: &Limits) -> Vec<RootMove> {
-    let legal = legal_moves(pos);
-    let wanted: Vec<Move> = limits
-        .searchmoves
-        .iter()
-        .filter_map(|text| pos.parse_uci_move(text))
-        .collect();
-    legal
-        .into_iter()
-        .filter(|m| wanted.is_empty() || wanted.contains(m))
-        .map(|mv| RootMove {
-            mv,
-            score: -INFINITE,
-            previous_score: -INFINITE,
-            pv: vec![mv],
-            seldepth: 0,
-            nodes: 0,
-        })
-        .collect()
-}
-
-/// Puts the hash move (when legal and among the roots) first, keeping the
-/// others in order: a `stop` that lands before the first root move is done
-/// then still answers with the move the last search preferred, not whichever
-/// legal move the generator happened to list first.
-fn hash_move_first(roots: &mut [RootMove], tt: &TranspositionTable, pos: &Position) {
-    let hash_move = tt.probe(pos.key()).and_then(|hit| hit.mv);
-    if let Some(index) = hash_move.and_then(|m| roots.iter().position(|r| r.mv == m)) {
-        roots[..=index].rotate_right(1);
-    }
-}
-
-/// Runs a whole search in the calling thread (helpers in scoped threads) and
-/// returns the thread data for reuse. Sends `Done` at the end.
-pub fn run_search(
-    request: &SearchRequest,
-    tt: &TranspositionTable,
-    shared: &SharedState,
-    thread_data: &mut Vec<ThreadData>,
-    events: &Sender<SearchEvent>,
-) -> (Option<Move>, u64) {
-    let threads = request.threads.max(1);
-    thread_data.resize_with(threads, ThreadData::default);
-    let pos = request.position;
-    let mut roots = root_moves(&pos, &request.limits);
-    if roots.is_empty() {
-        let _ = events.send(SearchEvent::Done {
-            best: None,
-            ponder: None,
-            nodes: 0,
-        });
-        return (None, 0);
-    }
-    tt.new_search();
-    hash_move_first(&mut roots, tt, &pos);
-    let budget = TimeBudget::new(
-        &request.limits,
-        pos.side_to_move(),
-        request.move_overhead_ms,
-    );
-    let lmr = lmr_table(&request.params);
-    let make_searcher =
-        |id: usize, data| Searcher::new(id, shared, tt, data, request, budget, &roots, lmr);
-
-    let (main_data, helper_data) = thread_data.split_at_mut(1);
-    let mut result = (None, None, 0u64);
-    std::thread::scope(|s| {
-        for (i, data) in helper_data.iter_mut().enumerate() {
-            let mut helper = make_searcher(i + 1, data);
-            let spawned = std::thread::Builder::new()
-                .name(format!("helper {}", i + 1))
-                .stack_size(16 << 20)
-                .spawn_scoped(s, move || {
-                    helper.iterate(&pos, 1);
-                    helper.shared.node_counts[helper.id].store(helper.nodes, Ordering::Relaxed);
-                });
-            // A helper that cannot start only costs speed, never the answer.
-            if spawned.is_err() {
-                break;
-            }
-        }
-        let mut main = make_searcher(0, &mut main_data[0]);
-        main.events = Some(events);
-        main.iterate(&pos, request.multipv.max(1));
-        // The main thread decides; stop the helpers (and wait, under ponder/infinite, in the UCI layer).
-        shared.stop.store(true, Ordering::Relaxed);
-        shared.node_counts[0].store(main.nodes, Ordering::Relaxed);
-        // A helper that finished a deeper iteration than the main thread gives the move.
-        let helper = shared.deepest_helper.lock().ok().and_then(|d| d.clone());
-        if let Some((depth, score, pv)) = helper {
-            let index = pv
-                .first()
-                .and_then(|m| main.root_moves.iter().position(|r| r.mv == *m));
-            if let (Some(index), true) =
-                (index, depth > main.completed_depth && request.multipv <= 1)
-            {
-                main.root_moves.swap(0, index);
-                let rm = &mut main.root_moves[0];
-                rm.score = score;
-                rm.pv = pv;
-                main.root_depth = depth;
-                main.report_line(0, None, 0);
-            }
-        }
-        let best = main.root_moves[0].mv;
-        let ponder = main.root_moves[0].pv.get(1).copied().or_else(|| {
-            let mut next = pos;
-            next.make_move(best);
-            tt.probe(next.key())
-                .and_then(|h| h.mv)
-                .filter(|&m| crate::board::movegen::is_legal(&next, m))
-        });
-        result = (Some(best), ponder, 0);
-    });
-    let nodes = shared.total_nodes();
-    let _ = events.send(SearchEvent::Done {
-        best: result.0,
-        ponder: result.1,
-        nodes,
-    });
-    (result.0, nodes)
-}
-
-/// Handle on a search running in the background.
-pub struct SearchHandle {
-    pub shared: Arc<SharedState>,
-    thread: Option<std::thread::JoinHandle<Vec<ThreadData>>>,
-}
-
-impl SearchHandle {
-    /// Starts a search on its own thread; events arrive on `events`.
-    pub fn start(
-        request: SearchRequest,
-        tt: Arc<TranspositionTable>,
-        mut thread_data: Vec<ThreadData>,
-        events: Sender<SearchEvent>,
-    ) -> Result<SearchHandle, String> {
-        let shared = Arc::new(SharedState::new(request.threads, request.limits.ponder));
-        let s = Arc::clone(&shared);
-        let thread = std::thread::Builder::new()
-            .name("search".into())
-            .stack_size(64 << 20)
-            .spawn(move || {
-                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    run_search(&request, &tt, &s, &mut thread_data, &events);
-                }));
-                if outcome.is_err() {
-                    // A bug must not leave the GUI without an answer: fall back to a legal move.
-                    let best = legal_moves(&request.position).first().copied();
-                    let _ = events.send(SearchEvent::Done {
-                        best,
-                        ponder: None,
-                        nodes: 0,
-                    });
-                    thread_data = Vec::new();
-                }
-                thread_data
-            })
-            .map_err(|e| format!("cannot start the search thread: {e}"))?;
-        Ok(SearchHandle {
-            shared,
-            thread: Some(thread),
-        })
-    }
-
-    pub fn stop(&self) {
-        self.shared.pondering.store(false, Ordering::Relaxed);
-        self.shared.stop.store(true, Ordering::Relaxed);
-    }
-
-    /// Waits for the search thread and takes back its tables.
-    pub fn join(mut self) -> Vec<ThreadData> {
-        self.thread
-            .take()
-            .and_then(|t| t.join().ok())
-            .unwrap_or_default()
-    }
-}
-
-/// Searches synchronously with one thread under `limits` (bench, tests,
-/// datagen): the move, the nodes searched and the last exact score (side to
-/// move's view; 0 if not even depth 1 finished).
-pub fn search_sync(
-    pos: &Position,
-    history: &[u64],
-    limits: Limits,
-    tt: &TranspositionTable,
-    data: &mut Vec<ThreadData>,
-) -> (Option<Move>, u64, i32) {
-    search_sync_with(pos, history, limits, SearchParams::default(), tt, data)
-}
-
-/// [`search_sync`] with other search parameters (`guoxiang spsa`).
-pub fn search_sync_with(
-    pos: &Position,
-    history: &[u64],
-    limits: Limits,
-    params: SearchParams,
-    tt: &TranspositionTable,
-    data: &mut Vec<ThreadData>,
-) -> (Option<Move>, u64, i32) {
-    let (tx, rx) = crossbeam_channel::unbounded();
-    let request = SearchRequest {
-        position: *pos,
-        history: history.to_vec(),
-        limits,
-        threads: 1,
-        multipv: 1,
-        move_overhead_ms: 0,
-        start: Instant::now(),
-        params,
-    };
-    let shared = SharedState::new(1, false);
-    let (best, nodes) = run_search(&request, tt, &shared, data, &tx);
-    drop(tx);
-    let score = rx
-        .try_iter()
-        .filter_map(|e| match e {
-            SearchEvent::Info(i) if i.bound.is_none() => Some(i.score),
-            _ => None,
-        })
-        .last()
-        .unwrap_or(0);
-    (best, nodes, score)
-}
-
-/// Searches synchronously to a fixed depth with one thread.
-pub fn search_fixed_depth(
-    pos: &Position,
-    history: &[u64],
-    depth: i32,
-    tt: &TranspositionTable,
-    data: &mut Vec<ThreadData>,
-) -> (Option<Move>, u64, i32) {
-    let limits = Limits {
-        depth: Some(depth),
-        ..Limits::default()
-    };
-    search_sync(pos, history, limits, tt, data)
 }

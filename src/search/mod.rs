@@ -1,0 +1,347 @@
+//! The search: a request ([`SearchRequest`]) goes in, events
+//! ([`SearchEvent`]) and a result ([`SearchResult`]) come out. It runs in the
+//! background ([`SearchHandle`]) for the UCI layer, or to its end in the
+//! calling thread ([`search_sync`]) for bench, tests and the tools.
+//!
+//! Lazy SMP: several threads run the same search (`searcher`) on one shared
+//! transposition table (`tt`); the main thread owns the clock, reports, and
+//! decides the move. Each thread keeps its tables between searches
+//! (`thread`: histories for the move picker, correction history, the
+//! evaluator's accumulators). The search never prints.
+
+pub mod correction;
+pub mod history;
+pub mod params;
+pub mod picker;
+mod searcher;
+pub mod thread;
+pub mod time;
+pub mod tt;
+
+pub use thread::ThreadData;
+
+use crate::board::movegen::{is_legal, legal_moves};
+use crate::board::moves::Move;
+use crate::board::position::Position;
+use crate::eval::score::INFINITE;
+use crate::search::params::SearchParams;
+use crate::search::searcher::{lmr_table, RootMove, Searcher};
+use crate::search::time::{Limits, TimeBudget};
+use crate::search::tt::{Bound, TranspositionTable};
+use crossbeam_channel::Sender;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A line of analysis, reported to the GUI.
+#[derive(Clone, Debug)]
+pub struct SearchInfo {
+    pub depth: i32,
+    pub seldepth: usize,
+    pub multipv: usize,
+    pub score: i32,
+    pub bound: Option<Bound>,
+    pub nodes: u64,
+    pub time: Duration,
+    pub hashfull: u32,
+    pub pv: Vec<Move>,
+}
+
+/// What the search tells the UCI layer.
+#[derive(Clone, Debug)]
+pub enum SearchEvent {
+    Info(SearchInfo),
+    CurrentMove {
+        depth: i32,
+        mv: Move,
+        number: usize,
+    },
+    /// The search is over; always the last event.
+    Done(SearchResult),
+}
+
+/// What a finished search found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SearchResult {
+    /// The move to play; `None` only when there is no legal move.
+    pub best: Option<Move>,
+    /// The expected reply, for pondering.
+    pub ponder: Option<Move>,
+    /// The last exact score reported for `best` (side to move's view); 0 if
+    /// not even depth 1 finished.
+    pub score: i32,
+    /// Nodes searched by all threads.
+    pub nodes: u64,
+}
+
+/// State shared by all threads of one search.
+struct SharedState {
+    stop: AtomicBool,
+    /// While set (`go ponder`), no time limit applies.
+    pondering: AtomicBool,
+    /// When the clock started, in nanoseconds after the `go`; `ponderhit` moves it.
+    clock_start_ns: AtomicU64,
+    node_counts: Vec<AtomicU64>,
+    /// The deepest iteration any helper has completed: (depth, score, pv).
+    deepest_helper: std::sync::Mutex<Option<(i32, i32, Vec<Move>)>>,
+}
+
+impl SharedState {
+    fn new(threads: usize, pondering: bool) -> SharedState {
+        SharedState {
+            stop: AtomicBool::new(false),
+            pondering: AtomicBool::new(pondering),
+            clock_start_ns: AtomicU64::new(0),
+            node_counts: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
+            deepest_helper: std::sync::Mutex::new(None),
+        }
+    }
+
+    fn total_nodes(&self) -> u64 {
+        self.node_counts
+            .iter()
+            .map(|n| n.load(Ordering::Relaxed))
+            .sum()
+    }
+}
+
+/// Everything one search needs.
+pub struct SearchRequest {
+    pub position: Position,
+    /// Keys of the game's earlier positions, oldest first.
+    pub history: Vec<u64>,
+    pub limits: Limits,
+    pub threads: usize,
+    pub multipv: usize,
+    pub move_overhead_ms: u64,
+    /// When the `go` arrived: every time limit counts from here.
+    pub start: Instant,
+    pub params: SearchParams,
+}
+
+impl SearchRequest {
+    /// A one-thread search of `position` under `limits`, with no game before
+    /// it, no move overhead, the clock starting now and the default
+    /// parameters; change the fields for more.
+    pub fn new(position: Position, limits: Limits) -> SearchRequest {
+        SearchRequest {
+            position,
+            history: Vec::new(),
+            limits,
+            threads: 1,
+            multipv: 1,
+            move_overhead_ms: 0,
+            start: Instant::now(),
+            params: SearchParams::default(),
+        }
+    }
+}
+
+/// The root moves the search may play: all legal moves, or the `searchmoves` among them.
+fn root_moves(pos: &Position, limits: &Limits) -> Vec<RootMove> {
+    legal_moves(pos)
+        .into_iter()
+        .filter(|m| limits.searchmoves.is_empty() || limits.searchmoves.contains(m))
+        .map(|mv| RootMove {
+            mv,
+            score: -INFINITE,
+            previous_score: -INFINITE,
+            pv: vec![mv],
+            seldepth: 0,
+            nodes: 0,
+        })
+        .collect()
+}
+
+/// Puts the hash move (when legal and among the roots) first, keeping the
+/// others in order: a `stop` that lands before the first root move is done
+/// then still answers with the move the last search preferred, not whichever
+/// legal move the generator happened to list first.
+fn hash_move_first(roots: &mut [RootMove], tt: &TranspositionTable, pos: &Position) {
+    let hash_move = tt.probe(pos.key()).and_then(|hit| hit.mv);
+    if let Some(index) = hash_move.and_then(|m| roots.iter().position(|r| r.mv == m)) {
+        roots[..=index].rotate_right(1);
+    }
+}
+
+/// Runs a whole search in the calling thread (helpers in scoped threads),
+/// reporting on `events` when given (the last event is `Done`), and leaves
+/// the thread data in `thread_data` for reuse.
+fn run_search(
+    request: &SearchRequest,
+    tt: &TranspositionTable,
+    shared: &SharedState,
+    thread_data: &mut Vec<ThreadData>,
+    events: Option<&Sender<SearchEvent>>,
+) -> SearchResult {
+    let result = search_threads(request, tt, shared, thread_data, events);
+    if let Some(events) = events {
+        let _ = events.send(SearchEvent::Done(result));
+    }
+    result
+}
+
+fn search_threads(
+    request: &SearchRequest,
+    tt: &TranspositionTable,
+    shared: &SharedState,
+    thread_data: &mut Vec<ThreadData>,
+    events: Option<&Sender<SearchEvent>>,
+) -> SearchResult {
+    let threads = request.threads.max(1);
+    thread_data.resize_with(threads, ThreadData::default);
+    let pos = request.position;
+    let mut roots = root_moves(&pos, &request.limits);
+    if roots.is_empty() {
+        return SearchResult::default();
+    }
+    tt.new_search();
+    hash_move_first(&mut roots, tt, &pos);
+    let budget = TimeBudget::new(
+        &request.limits,
+        pos.side_to_move(),
+        request.move_overhead_ms,
+    );
+    let lmr = lmr_table(&request.params);
+    let make_searcher =
+        |id: usize, data| Searcher::new(id, shared, tt, data, request, budget, &roots, lmr);
+
+    let (main_data, helper_data) = thread_data.split_at_mut(1);
+    let mut result = SearchResult::default();
+    std::thread::scope(|s| {
+        for (i, data) in helper_data.iter_mut().enumerate() {
+            let mut helper = make_searcher(i + 1, data);
+            let spawned = std::thread::Builder::new()
+                .name(format!("helper {}", i + 1))
+                .stack_size(16 << 20)
+                .spawn_scoped(s, move || {
+                    helper.iterate(&pos, 1);
+                    helper.shared.node_counts[helper.id].store(helper.nodes, Ordering::Relaxed);
+                });
+            // A helper that cannot start only costs speed, never the answer.
+            if spawned.is_err() {
+                break;
+            }
+        }
+        let mut main = make_searcher(0, &mut main_data[0]);
+        main.events = events;
+        main.iterate(&pos, request.multipv.max(1));
+        // The main thread decides; stop the helpers (and wait, under ponder/infinite, in the UCI layer).
+        shared.stop.store(true, Ordering::Relaxed);
+        shared.node_counts[0].store(main.nodes, Ordering::Relaxed);
+        // A helper that finished a deeper iteration than the main thread gives the move.
+        let helper = shared.deepest_helper.lock().ok().and_then(|d| d.clone());
+        if let Some((depth, score, pv)) = helper {
+            let index = pv
+                .first()
+                .and_then(|m| main.root_moves.iter().position(|r| r.mv == *m));
+            if let (Some(index), true) =
+                (index, depth > main.completed_depth && request.multipv <= 1)
+            {
+                main.root_moves.swap(0, index);
+                let rm = &mut main.root_moves[0];
+                rm.score = score;
+                rm.pv = pv;
+                main.root_depth = depth;
+                main.report_line(0, None, 0);
+            }
+        }
+        let best = main.root_moves[0].mv;
+        let ponder = main.root_moves[0].pv.get(1).copied().or_else(|| {
+            let mut next = pos;
+            next.make_move(best);
+            tt.probe(next.key())
+                .and_then(|h| h.mv)
+                .filter(|&m| is_legal(&next, m))
+        });
+        result.best = Some(best);
+        result.ponder = ponder;
+        result.score = main.reported_score.unwrap_or(0);
+    });
+    result.nodes = shared.total_nodes();
+    result
+}
+
+/// Handle on a search running in the background.
+pub struct SearchHandle {
+    shared: Arc<SharedState>,
+    /// When the `go` arrived (the request's start).
+    start: Instant,
+    thread: Option<std::thread::JoinHandle<Vec<ThreadData>>>,
+}
+
+impl SearchHandle {
+    /// Starts a search on its own thread; events arrive on `events`, `Done` last.
+    pub fn start(
+        request: SearchRequest,
+        tt: Arc<TranspositionTable>,
+        mut thread_data: Vec<ThreadData>,
+        events: Sender<SearchEvent>,
+    ) -> Result<SearchHandle, String> {
+        let shared = Arc::new(SharedState::new(request.threads, request.limits.ponder));
+        let s = Arc::clone(&shared);
+        let start = request.start;
+        let thread = std::thread::Builder::new()
+            .name("search".into())
+            .stack_size(64 << 20)
+            .spawn(move || {
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    run_search(&request, &tt, &s, &mut thread_data, Some(&events));
+                }));
+                if outcome.is_err() {
+                    // A bug must not leave the GUI without an answer: fall back to a legal move.
+                    let best = legal_moves(&request.position).first().copied();
+                    let _ = events.send(SearchEvent::Done(SearchResult {
+                        best,
+                        ..SearchResult::default()
+                    }));
+                    thread_data = Vec::new();
+                }
+                thread_data
+            })
+            .map_err(|e| format!("cannot start the search thread: {e}"))?;
+        Ok(SearchHandle {
+            shared,
+            start,
+            thread: Some(thread),
+        })
+    }
+
+    /// Ends the search as soon as it can answer (also a ponder search).
+    pub fn stop(&self) {
+        self.shared.pondering.store(false, Ordering::Relaxed);
+        self.shared.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// The opponent played the move a `go ponder` search guessed: the clock
+    /// starts now, so the time limits count from here.
+    pub fn ponderhit(&self) {
+        if self.shared.pondering.load(Ordering::Relaxed) {
+            let since_go = self.start.elapsed().as_nanos() as u64;
+            self.shared
+                .clock_start_ns
+                .store(since_go, Ordering::Relaxed);
+            self.shared.pondering.store(false, Ordering::Relaxed);
+        }
+    }
+
+    /// Waits for the search thread and takes back its tables.
+    pub fn join(mut self) -> Vec<ThreadData> {
+        self.thread
+            .take()
+            .and_then(|t| t.join().ok())
+            .unwrap_or_default()
+    }
+}
+
+/// Runs `request` to its end in the calling thread (bench, tests, the
+/// tools), with `request.threads` threads, and returns what it found.
+/// `thread_data` keeps the per-thread tables from one call to the next.
+pub fn search_sync(
+    request: &SearchRequest,
+    tt: &TranspositionTable,
+    thread_data: &mut Vec<ThreadData>,
+) -> SearchResult {
+    let shared = SharedState::new(request.threads, request.limits.ponder);
+    run_search(request, tt, &shared, thread_data, None)
+}
