@@ -8,16 +8,10 @@
 
 pub mod bench;
 pub mod board;
-pub mod cli;
-pub mod datagen;
-pub mod epd;
 pub mod eval;
-pub mod nnue_train;
 pub mod perft;
 pub mod search;
-pub mod sprt;
-pub mod spsa;
-pub mod tune;
+pub mod tools;
 pub mod uci;
 
 pub use board::bitboard::Bitboard;

@@ -2,8 +2,8 @@
 //! subcommands `perft`, `bench`, `epd`, `datagen`, `tune`, `nnue`, `spsa` and `sprt`.
 
 use guoxiang::board::position::{Position, START_FEN};
-use guoxiang::cli::{exit_code, flag_value};
 use guoxiang::perft::{divide, parse_suite, run_suite, SuiteOptions};
+use guoxiang::tools::cli::{exit_code, flag_value};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -36,12 +36,12 @@ fn main() -> ExitCode {
         }
         Some("perft") => perft_command(&args[1..]),
         Some("bench") => bench_command(&args[1..]),
-        Some("epd") => guoxiang::epd::command(&args[1..]),
-        Some("datagen") => guoxiang::datagen::command(&args[1..]),
-        Some("tune") => guoxiang::tune::command(&args[1..]),
-        Some("nnue") => guoxiang::nnue_train::command(&args[1..]),
-        Some("sprt") => guoxiang::sprt::command(&args[1..]),
-        Some("spsa") => guoxiang::spsa::command(&args[1..]),
+        Some("epd") => guoxiang::tools::epd::command(&args[1..]),
+        Some("datagen") => guoxiang::tools::datagen::command(&args[1..]),
+        Some("tune") => guoxiang::tools::tune::command(&args[1..]),
+        Some("nnue") => guoxiang::tools::nnue_train::command(&args[1..]),
+        Some("sprt") => guoxiang::tools::sprt::command(&args[1..]),
+        Some("spsa") => guoxiang::tools::spsa::command(&args[1..]),
         Some("-h" | "--help" | "help") => {
             println!("{USAGE}");
             ExitCode::SUCCESS

@@ -1,5 +1,5 @@
 //! A small efficiently-updatable neural network evaluation ("NNUE"), trained
-//! by `guoxiang nnue` (see [`crate::nnue_train`]) on the engine's own
+//! by `guoxiang nnue` (the `nnue_train` tool) on the engine's own
 //! self-play positions only.
 //!
 //! Architecture: `(768 -> HIDDEN) x 2 -> 1`. Each of the 768 inputs is one

@@ -15,7 +15,7 @@
 //! [`evaluate`] computes every attack map once per call and allocates nothing
 //! but each thread's pawn cache, on its first call. [`evaluate_verbose`]
 //! prints the same terms one by one; [`trace`] records which weights a
-//! position uses, for the tuner (`src/tune.rs`; see the "Tuning support"
+//! position uses, for the tuner (the `tune` tool; see the "Tuning support"
 //! section below). Any new weight goes into the
 //! `tunables!` list there, and every use of it reports to the tracer, or the
 //! test `trace_reproduces_evaluate` fails.

@@ -40,12 +40,12 @@
 use crate::board::movegen::legal_moves;
 use crate::board::position::Position;
 use crate::board::types::Color;
-use crate::cli::{exit_code, flag_value};
-use crate::datagen::{read_openings, rules_result, Rng};
 use crate::search::params::{SearchParams, Tunable, TUNABLES};
 use crate::search::time::Limits;
 use crate::search::tt::TranspositionTable;
 use crate::search::{search_sync, SearchRequest, SearchResult, ThreadData};
+use crate::tools::cli::{exit_code, flag_value};
+use crate::tools::datagen::{read_openings, rules_result, Rng};
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Mutex;
@@ -607,7 +607,7 @@ mod tests {
 
     #[test]
     fn write_defaults_finds_every_tunable_in_params_rs() {
-        let source = include_str!("search/params.rs");
+        let source = include_str!("../search/params.rs");
         let values: Vec<(&str, i32)> = TUNABLES.iter().map(|t| (t.name, t.default)).collect();
         assert_eq!(write_defaults(source, &values).unwrap(), source);
     }

@@ -1,5 +1,5 @@
 //! `guoxiang datagen`: self-play games that produce training positions for
-//! the evaluation tuner (`guoxiang tune`, see [`crate::tune`]). Only the
+//! the evaluation tuner (`guoxiang tune`, see [`crate::tools::tune`]). Only the
 //! engine's own games are used: no positions, games or evaluations from any
 //! other engine.
 //!
@@ -48,11 +48,11 @@ use crate::board::movegen::legal_moves;
 use crate::board::moves::Move;
 use crate::board::position::Position;
 use crate::board::types::Color;
-use crate::cli::{exit_code, flag_value};
 use crate::eval::score::MATE_BOUND;
 use crate::search::time::Limits;
 use crate::search::tt::TranspositionTable;
 use crate::search::{search_sync, SearchRequest, ThreadData};
+use crate::tools::cli::{exit_code, flag_value};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::process::ExitCode;

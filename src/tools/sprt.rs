@@ -10,7 +10,7 @@
 //! statistics are those of `../shared/tools/match.py`, so a single part
 //! reproduces its last line.
 
-use crate::cli::{exit_code, flag_value};
+use crate::tools::cli::{exit_code, flag_value};
 use std::collections::HashMap;
 use std::process::ExitCode;
 

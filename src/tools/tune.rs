@@ -1,5 +1,5 @@
 //! `guoxiang tune`: Texel tuning of the evaluation weights on the engine's
-//! own self-play positions (from `guoxiang datagen`, see [`crate::datagen`]).
+//! own self-play positions (from `guoxiang datagen`, see [`crate::tools::datagen`]).
 //!
 //! ```text
 //! guoxiang datagen --games 2000 --nodes 5000 --threads 2 --out selfplay.txt
@@ -67,13 +67,13 @@
 //! node count changes with the weights.
 
 use crate::board::position::Position;
-use crate::cli::{exit_code, flag_value};
 use crate::eval::{default_params, trace, EvalTrace, Shape, TunableItem, TUNABLES};
+use crate::tools::cli::{exit_code, flag_value};
 use std::process::ExitCode;
 use std::time::Instant;
 
 /// The evaluation source this binary was built from.
-pub const EVAL_SOURCE: &str = include_str!("eval/terms.rs");
+pub const EVAL_SOURCE: &str = include_str!("../eval/terms.rs");
 
 /// One training position.
 #[derive(Clone, Debug)]

@@ -6,10 +6,10 @@
 use crate::board::moves::Move;
 use crate::board::position::Position;
 use crate::board::san::{parse_san, to_san};
-use crate::cli::{exit_code, flag_value};
 use crate::search::time::Limits;
 use crate::search::tt::TranspositionTable;
 use crate::search::{search_sync, SearchRequest, ThreadData};
+use crate::tools::cli::{exit_code, flag_value};
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,0 +1,13 @@
+//! The offline tools behind the developer subcommands: self-play data
+//! generation (`datagen`), Texel tuning of the hand-written weights
+//! (`tune`), SPSA tuning of the search parameters (`spsa`), the network
+//! trainer (`nnue_train`), SPRT pooling of match results (`sprt`) and the EPD
+//! test-suite runner (`epd`). The engine never imports them.
+
+pub mod cli;
+pub mod datagen;
+pub mod epd;
+pub mod nnue_train;
+pub mod sprt;
+pub mod spsa;
+pub mod tune;
