@@ -703,37 +703,8 @@ struct Ctx {
     ks_attackers: [i32; 2],
 }
 
-/// Static evaluation in centipawns from the side to move's point of view.
-/// Exactly 0 for dead positions. With the network switched on (UCI option
-/// `UseNNUE`), the network's score; otherwise the hand-written evaluation.
-pub fn evaluate(pos: &Position) -> i32 {
-    if crate::eval::network::enabled() {
-        if pos.is_dead_position() {
-            return 0;
-        }
-        return crate::eval::network::evaluate(pos);
-    }
-    evaluate_hce(pos)
-}
-
-/// [`evaluate`] for a search node `ply` plies from the root: the network
-/// reuses the accumulators of `stack` (same score, less work).
-#[inline]
-pub fn evaluate_at(
-    pos: &Position,
-    stack: &mut crate::eval::network::AccumulatorStack,
-    ply: usize,
-) -> i32 {
-    if crate::eval::network::enabled() {
-        if pos.is_dead_position() {
-            return 0;
-        }
-        return crate::eval::network::evaluate_at(pos, stack, ply);
-    }
-    evaluate_hce(pos)
-}
-
-/// The hand-written evaluation (see [`evaluate`]), whatever `UseNNUE` says.
+/// The hand-written evaluation, in centipawns from the side to move's
+/// point of view; exactly 0 for dead positions.
 pub fn evaluate_hce(pos: &Position) -> i32 {
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("popcnt") {
