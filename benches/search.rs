@@ -41,13 +41,14 @@ fn position(fen: &str) -> Position {
 
 fn bench_evaluate(c: &mut Criterion) {
     let mut group = c.benchmark_group("evaluate");
+    let net = network::Network::embedded();
     for &(name, fen) in POSITIONS {
         let pos = position(fen);
         group.bench_function(format!("{name}_hce"), |b| {
             b.iter(|| evaluate_hce(black_box(&pos)))
         });
         group.bench_function(format!("{name}_nnue"), |b| {
-            b.iter(|| network::evaluate(black_box(&pos)))
+            b.iter(|| net.evaluate(black_box(&pos)))
         });
     }
     group.finish();

@@ -11,7 +11,9 @@
 use crate::board::movegen::legal_moves;
 use crate::board::moves::Move;
 use crate::board::position::{Position, START_FEN};
+use crate::eval::network::Network;
 use crate::eval::score::mate_in;
+use crate::eval::EvalConfig;
 use crate::perft::divide;
 use crate::search::params::SearchParams;
 use crate::search::time::Limits;
@@ -146,6 +148,8 @@ pub struct Engine {
     events_tx: Sender<SearchEvent>,
     events_rx: Receiver<SearchEvent>,
     out: Output,
+    /// The evaluation searches play with (`UseNNUE`, `EvalFile`).
+    eval: EvalConfig,
 }
 
 /// Where the protocol lines go: stdout for the engine, any writer for
@@ -244,6 +248,7 @@ impl Engine {
             events_tx,
             events_rx,
             out: Output { sink },
+            eval: EvalConfig::default(),
         }
     }
 
@@ -292,7 +297,7 @@ impl Engine {
             }
             ["eval", ..] => self.out.info(&format!(
                 "static evaluation {} cp (side to move)",
-                crate::eval::evaluate(&self.position)
+                self.eval.evaluate(&self.position)
             )),
             [cmd, ..] => {
                 let shown: String = cmd.chars().take(40).collect();
@@ -433,10 +438,10 @@ impl Engine {
             }
             "usennue" => {
                 let on = check()?;
-                if on != crate::eval::network::enabled() {
+                if on != self.eval.use_network {
                     // Stored static evaluations and corrections belong to
                     // the other evaluation: start afresh.
-                    crate::eval::network::set_enabled(on);
+                    self.eval.use_network = on;
                     self.tt.clear();
                     self.thread_data.iter_mut().for_each(ThreadData::clear);
                 }
@@ -447,14 +452,14 @@ impl Engine {
                 let net = match path.as_str() {
                     "" | "<empty>" | EMBEDDED_NET_NAME => None,
                     path => Some(
-                        crate::eval::network::Network::load(std::path::Path::new(path))
+                        Network::load(std::path::Path::new(path))
                             .map_err(|e| format!("EvalFile: {e}; network kept"))?,
                     ),
                 };
                 let share = net.as_ref().map(|n| n.hce_percent);
                 // Stored static evaluations, corrections and accumulators
                 // belong to the old network: start afresh.
-                crate::eval::network::set_active(net);
+                self.eval.network = net.unwrap_or_else(Network::embedded);
                 self.tt.clear();
                 self.thread_data.iter_mut().for_each(ThreadData::clear);
                 if let Some(share) = share {
@@ -505,6 +510,7 @@ impl Engine {
             move_overhead_ms: self.options.move_overhead_ms,
             start,
             params: SearchParams::default(),
+            eval: self.eval.clone(),
         };
         let data = std::mem::take(&mut self.thread_data);
         match SearchHandle::start(request, Arc::clone(&self.tt), data, self.events_tx.clone()) {

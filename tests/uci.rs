@@ -645,6 +645,68 @@ fn static_eval(e: &mut Engine) -> i32 {
         .unwrap_or_else(|| panic!("no number in '{line}'"))
 }
 
+/// The embedded network's static evaluation of `pos`.
+fn embedded_network_eval(pos: &guoxiang::Position) -> i32 {
+    guoxiang::eval::network::Network::embedded().evaluate(pos)
+}
+
+/// A writer that keeps what an in-process engine says.
+#[derive(Clone, Default)]
+struct Transcript(std::rc::Rc<std::cell::RefCell<Vec<u8>>>);
+
+impl std::io::Write for Transcript {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Transcript {
+    /// The number in the last `static evaluation N cp` line.
+    fn last_eval(&self) -> i32 {
+        let text = String::from_utf8_lossy(&self.0.borrow()).into_owned();
+        let line = text
+            .lines()
+            .rfind(|l| l.contains("static evaluation"))
+            .unwrap_or_else(|| panic!("no eval line in {text}"));
+        line.split_whitespace()
+            .nth(4)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no number in '{line}'"))
+    }
+}
+
+#[test]
+fn two_engines_in_one_process_keep_their_own_evaluation() {
+    use guoxiang::uci::Engine;
+    let fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/P3BPPP/R1BQ1RK1 w - - 0 9";
+    let pos = guoxiang::Position::from_fen(fen, false).expect("fen");
+    let (hand_out, net_out) = (Transcript::default(), Transcript::default());
+    let mut hand = Engine::with_output(Box::new(hand_out.clone()));
+    let mut net = Engine::with_output(Box::new(net_out.clone()));
+    for e in [&mut hand, &mut net] {
+        e.handle_line(&format!("position fen {fen}"));
+    }
+    hand.handle_line("setoption name UseNNUE value false");
+    net.handle_line("setoption name UseNNUE value true");
+    // Each searches and evaluates with its own choice, whatever the other did last.
+    for e in [&mut hand, &mut net] {
+        e.handle_line("go depth 4");
+        e.finish_search();
+        e.handle_line("eval");
+    }
+    assert_eq!(hand_out.last_eval(), guoxiang::eval::evaluate_hce(&pos));
+    assert_eq!(net_out.last_eval(), embedded_network_eval(&pos));
+    assert_ne!(hand_out.last_eval(), net_out.last_eval());
+    for out in [&hand_out, &net_out] {
+        let text = String::from_utf8_lossy(&out.0.borrow()).into_owned();
+        assert!(text.contains("bestmove "), "{text}");
+    }
+}
+
 #[test]
 fn use_nnue_switches_between_network_and_hand_written_evaluation() {
     let fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/P3BPPP/R1BQ1RK1 w - - 0 9";
@@ -658,11 +720,11 @@ fn use_nnue_switches_between_network_and_hand_written_evaluation() {
     let (_, best) = e.go("go depth 5");
     check_bestmove(&best, &pos);
     e.send("setoption name UseNNUE value true");
-    assert_eq!(static_eval(&mut e), guoxiang::eval::network::evaluate(&pos));
+    assert_eq!(static_eval(&mut e), embedded_network_eval(&pos));
     let (_, best) = e.go("go depth 5");
     check_bestmove(&best, &pos);
     let expected_default = if guoxiang::eval::network::DEFAULT_ENABLED {
-        guoxiang::eval::network::evaluate(&pos)
+        embedded_network_eval(&pos)
     } else {
         guoxiang::eval::evaluate_hce(&pos)
     };
@@ -699,7 +761,7 @@ fn eval_file_switches_networks_and_bad_files_keep_the_current_one() {
     e.send("setoption name UseNNUE value true");
     e.send(&format!("position fen {fen}"));
     let embedded = static_eval(&mut e);
-    assert_eq!(embedded, guoxiang::eval::network::evaluate(&pos));
+    assert_eq!(embedded, embedded_network_eval(&pos));
     let loaded = other.evaluate(&pos);
     assert!(loaded > embedded + 50, "{loaded} vs {embedded}");
 

@@ -19,8 +19,8 @@
 //! is then `P% x evaluate_hce + network`, the network trained for the rest
 //! (`guoxiang nnue --hce-percent P`).
 //!
-//! The network file (`src/eval/net.nnue`, embedded at build time, or one chosen
-//! with the UCI option `EvalFile` at run time) is: the magic
+//! The network file (`src/eval/net.nnue`, embedded at build time and parsed
+//! once, or one chosen with the UCI option `EvalFile` at run time) is: the magic
 //! `GXNN`, the hidden size as a little-endian `u32`, the hand-written share
 //! `P` as a `u32`, then the feature weights
 //! (`768 x HIDDEN` `i16`, input-major), the feature biases (`HIDDEN` `i16`),
@@ -32,8 +32,7 @@ use crate::board::position::Position;
 use crate::board::types::{Color, Piece, PieceKind, Square};
 use once_cell::sync::Lazy;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 /// Inputs of the feature transformer: 2 colours x 6 kinds x 64 squares.
 pub const INPUTS: usize = 768;
@@ -48,22 +47,8 @@ pub const SCALE: i32 = 400;
 /// The magic at the start of a network file.
 pub const MAGIC: &[u8; 4] = b"GXNN";
 
-/// Whether [`crate::eval::evaluate`] uses the network (UCI option `UseNNUE`).
-static ENABLED: AtomicBool = AtomicBool::new(DEFAULT_ENABLED);
-
-/// `UseNNUE`'s default.
+/// `UseNNUE`'s default: play with the network.
 pub const DEFAULT_ENABLED: bool = true;
-
-/// Whether the evaluation uses the network.
-#[inline(always)]
-pub fn enabled() -> bool {
-    ENABLED.load(Ordering::Relaxed)
-}
-
-/// Switches the network on or off for the whole process.
-pub fn set_enabled(on: bool) {
-    ENABLED.store(on, Ordering::Relaxed);
-}
 
 /// Network scores stay inside this bound, far from mate scores.
 pub const MAX_SCORE: i32 = 10_000;
@@ -83,7 +68,8 @@ pub struct Network {
     pub hce_percent: u32,
 }
 
-/// The embedded network, parsed once.
+/// The embedded network, parsed once. Read-only: which network a search
+/// uses travels with its request (`EvalConfig`), not in process-wide state.
 static EMBEDDED_NETWORK: Lazy<Arc<Network>> = Lazy::new(|| {
     // The embedded file is checked by a unit test, so a failure here is a
     // build that shipped a broken network: no outside input reaches this.
@@ -91,30 +77,6 @@ static EMBEDDED_NETWORK: Lazy<Arc<Network>> = Lazy::new(|| {
         .expect("the embedded network (src/eval/net.nnue) is malformed");
     Arc::from(net)
 });
-
-/// The network loaded with the UCI option `EvalFile`; `None` plays with the
-/// embedded one.
-static LOADED: RwLock<Option<Arc<Network>>> = RwLock::new(None);
-
-/// The network evaluations use now: the `EvalFile` one, else the embedded
-/// one. A search takes it once, into its [`AccumulatorStack`], so the hot
-/// path never touches the lock.
-pub fn active() -> Arc<Network> {
-    let loaded = match LOADED.read() {
-        Ok(guard) => guard.clone(),
-        Err(poisoned) => poisoned.into_inner().clone(),
-    };
-    loaded.unwrap_or_else(|| Arc::clone(&EMBEDDED_NETWORK))
-}
-
-/// Plays with `net` from now on (`None`: the embedded network). Stacks made
-/// earlier keep the network they were made with, so callers clear them.
-pub fn set_active(net: Option<Arc<Network>>) {
-    match LOADED.write() {
-        Ok(mut guard) => *guard = net,
-        Err(poisoned) => *poisoned.into_inner() = net,
-    }
-}
 
 /// The number of bytes of a network file.
 pub const FILE_BYTES: usize = 12 + 2 * (INPUTS * HIDDEN + HIDDEN + 2 * HIDDEN) + 4;
@@ -185,9 +147,20 @@ impl Network {
             .map_err(|e| format!("'{shown}': {e}"))
     }
 
-    /// This network's score of `pos` (side to move's view, centipawns),
-    /// its share of the hand-written evaluation included.
+    /// The network built into the binary.
+    pub fn embedded() -> Arc<Network> {
+        Arc::clone(&EMBEDDED_NETWORK)
+    }
+
+    /// This network's score of `pos` in centipawns, from the side to move's
+    /// point of view, its share of the hand-written evaluation included.
     pub fn evaluate(&self, pos: &Position) -> i32 {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU supports AVX2 and POPCNT (checked just above), the
+            // only requirement for calling a function compiled with them.
+            return unsafe { evaluate_avx2(self, pos) };
+        }
         evaluate_full(self, pos)
     }
 
@@ -221,18 +194,6 @@ pub fn feature(perspective: Color, piece: Piece, sq: Square) -> usize {
         Color::Black => sq.index() ^ 56,
     };
     relative * 384 + piece.kind().index() * 64 + sq
-}
-
-/// The network's score of `pos` in centipawns, from the side to move's point
-/// of view (with the network's share of the hand-written evaluation added).
-pub fn evaluate(pos: &Position) -> i32 {
-    #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt") {
-        // SAFETY: the CPU supports AVX2 and POPCNT (checked just above), the
-        // only requirement for calling a function compiled with them.
-        return unsafe { evaluate_avx2(&active(), pos) };
-    }
-    evaluate_full(&active(), pos)
 }
 
 /// The forward pass plus the network's share of the hand-written evaluation.
@@ -287,15 +248,16 @@ struct StackEntry {
 /// few more updates (or a refresh), never a wrong score.
 #[derive(Clone)]
 pub struct AccumulatorStack {
-    /// The network these accumulators belong to ([`active`] when made).
+    /// The network these accumulators belong to.
     net: Arc<Network>,
     entries: Vec<StackEntry>,
 }
 
-impl Default for AccumulatorStack {
-    fn default() -> AccumulatorStack {
+impl AccumulatorStack {
+    /// Empty accumulators for `net`.
+    pub fn new(net: Arc<Network>) -> AccumulatorStack {
         AccumulatorStack {
-            net: active(),
+            net,
             entries: vec![
                 StackEntry {
                     pieces: [0; 12],
@@ -306,10 +268,15 @@ impl Default for AccumulatorStack {
             ],
         }
     }
+
+    /// The network these accumulators belong to.
+    pub fn network(&self) -> &Arc<Network> {
+        &self.net
+    }
 }
 
-/// [`evaluate`] for the node `ply` plies from the root, reusing the
-/// accumulators of `stack` (the same score as [`evaluate`]).
+/// [`Network::evaluate`] of the stack's network for the node `ply` plies from
+/// the root, reusing the accumulators of `stack` (the same score, less work).
 pub fn evaluate_at(pos: &Position, stack: &mut AccumulatorStack, ply: usize) -> i32 {
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt") {
@@ -370,7 +337,7 @@ fn evaluate_at_body(pos: &Position, stack: &mut AccumulatorStack, ply: usize) ->
     hce_share(net, pos) + output(net, &entry.acc[us.index()], &entry.acc[(!us).index()])
 }
 
-/// [`evaluate`] compiled with AVX2 (and POPCNT for the hand-written part),
+/// [`Network::evaluate`] compiled with AVX2 (and POPCNT for the hand-written part),
 /// so that the accumulator sums and the output layer run 16 lanes at a time.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,popcnt")]
@@ -444,6 +411,11 @@ fn output(net: &Network, us: &[i16; HIDDEN], them: &[i16; HIDDEN]) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The embedded network's score.
+    fn evaluate(pos: &Position) -> i32 {
+        Network::embedded().evaluate(pos)
+    }
     use crate::board::position::START_FEN;
 
     #[test]
@@ -510,7 +482,7 @@ mod tests {
             let a = Position::from_fen(a, false).expect("fen");
             let b = Position::from_fen(b, false).expect("fen");
             assert_eq!(evaluate(&a), evaluate(&b));
-            assert_eq!(evaluate(&a), evaluate_full(&active(), &a));
+            assert_eq!(evaluate(&a), evaluate_full(&Network::embedded(), &a));
         }
     }
 
@@ -519,7 +491,7 @@ mod tests {
         // Walk pseudo-random games (castling, captures, promotions and en
         // passant all occur), jumping back to earlier plies as a search
         // does, so that stale entries are reused too.
-        let mut stack = AccumulatorStack::default();
+        let mut stack = AccumulatorStack::new(Network::embedded());
         // A small LCG is enough to vary the games (the evaluation imports no tools).
         let mut state = 99u64;
         let mut below = |n: usize| {

@@ -24,6 +24,7 @@ use crate::board::movegen::{is_legal, legal_moves};
 use crate::board::moves::Move;
 use crate::board::position::Position;
 use crate::eval::score::INFINITE;
+use crate::eval::EvalConfig;
 use crate::search::params::SearchParams;
 use crate::search::searcher::{lmr_table, RootMove, Searcher};
 use crate::search::time::{Limits, TimeBudget};
@@ -117,12 +118,14 @@ pub struct SearchRequest {
     /// When the `go` arrived: every time limit counts from here.
     pub start: Instant,
     pub params: SearchParams,
+    /// The evaluation to play with.
+    pub eval: EvalConfig,
 }
 
 impl SearchRequest {
     /// A one-thread search of `position` under `limits`, with no game before
     /// it, no move overhead, the clock starting now and the default
-    /// parameters; change the fields for more.
+    /// parameters and evaluation; change the fields for more.
     pub fn new(position: Position, limits: Limits) -> SearchRequest {
         SearchRequest {
             position,
@@ -133,6 +136,7 @@ impl SearchRequest {
             move_overhead_ms: 0,
             start: Instant::now(),
             params: SearchParams::default(),
+            eval: EvalConfig::default(),
         }
     }
 }
@@ -190,6 +194,9 @@ fn search_threads(
 ) -> SearchResult {
     let threads = request.threads.max(1);
     thread_data.resize_with(threads, ThreadData::default);
+    for data in thread_data.iter_mut() {
+        data.follow(&request.eval);
+    }
     let pos = request.position;
     let mut roots = root_moves(&pos, &request.limits);
     if roots.is_empty() {

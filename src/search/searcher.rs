@@ -8,7 +8,6 @@ use crate::board::moves::{Move, MoveList};
 use crate::board::position::Position;
 use crate::board::see::{see_ge, see_value};
 use crate::board::types::PieceKind;
-use crate::eval::evaluate_at;
 use crate::eval::score::{mate_in, INFINITE, MATE, MATE_BOUND, MAX_PLY};
 use crate::search::history::{piece_to, Previous, TT_MOVE_SCORE};
 use crate::search::params::SearchParams;
@@ -185,7 +184,7 @@ impl<'a> Searcher<'a> {
     /// The static evaluation of the node `ply` plies from the root.
     #[inline]
     fn evaluate(&mut self, pos: &Position, ply: usize) -> i32 {
-        evaluate_at(pos, &mut self.data.accumulators, ply)
+        self.data.evaluator.evaluate_at(pos, ply)
     }
 
     /// Whether the search must unwind now. The main thread finishes depth 1

@@ -1,7 +1,7 @@
 //! What one search thread keeps from one search to the next: its
 //! move-ordering statistics, its correction history and its evaluator.
 
-use crate::eval::network::AccumulatorStack;
+use crate::eval::{EvalConfig, Evaluator};
 use crate::search::correction::CorrectionHistory;
 use crate::search::history::Histories;
 
@@ -13,12 +13,19 @@ pub struct ThreadData {
     pub(crate) history: Histories,
     /// How far the static eval has been from search results, by pawn structure.
     pub(crate) correction: CorrectionHistory,
-    /// The network's accumulators by ply.
-    pub(crate) accumulators: AccumulatorStack,
+    /// The evaluation this thread plays with, and the network's accumulators.
+    pub(crate) evaluator: Evaluator,
 }
 
 impl ThreadData {
     pub fn clear(&mut self) {
         *self = ThreadData::default();
+    }
+
+    /// Makes the evaluator play as `config` says (a search request's choice).
+    pub(crate) fn follow(&mut self, config: &EvalConfig) {
+        if !self.evaluator.follows(config) {
+            self.evaluator = Evaluator::new(config);
+        }
     }
 }

@@ -6,6 +6,7 @@
 use crate::board::moves::Move;
 use crate::board::position::Position;
 use crate::board::san::{parse_san, to_san};
+use crate::eval::EvalConfig;
 use crate::search::time::Limits;
 use crate::search::tt::TranspositionTable;
 use crate::search::{search_sync, SearchRequest, ThreadData};
@@ -215,6 +216,8 @@ pub struct RunOptions {
     pub hash_mb: usize,
     /// Positions searched at once, one search thread each.
     pub workers: usize,
+    /// The evaluation searched with (`--no-nnue`: the hand-written one).
+    pub eval: EvalConfig,
 }
 
 /// Searches every entry (a fresh table and fresh statistics for each, so a
@@ -245,7 +248,8 @@ pub fn run(
                     let Some(entry) = entries.get(i) else { break };
                     tt.clear();
                     let mut data = vec![ThreadData::default()];
-                    let request = SearchRequest::new(entry.position, options.limits.clone());
+                    let mut request = SearchRequest::new(entry.position, options.limits.clone());
+                    request.eval = options.eval.clone();
                     let played = search_sync(&request, &tt, &mut data).best;
                     let result = entry.judge(played);
                     on_result(i, &result);
@@ -288,6 +292,7 @@ fn command_main(args: &[String]) -> Result<ExitCode, String> {
     let mut max = usize::MAX;
     let mut chess960 = false;
     let mut quiet = false;
+    let mut eval = EvalConfig::default();
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
@@ -299,7 +304,7 @@ fn command_main(args: &[String]) -> Result<ExitCode, String> {
             "--max" => max = flag_value(args, &mut i, "--max")?,
             "--960" => chess960 = true,
             "--quiet" => quiet = true,
-            "--no-nnue" => crate::eval::network::set_enabled(false),
+            "--no-nnue" => eval = EvalConfig::hand_written(),
             a if a.starts_with("--") => return Err(format!("unknown flag '{a}'")),
             a if file.is_none() => file = Some(a.to_string()),
             a => return Err(format!("unexpected argument '{a}'")),
@@ -382,6 +387,7 @@ fn command_main(args: &[String]) -> Result<ExitCode, String> {
         limits,
         hash_mb,
         workers,
+        eval,
     };
     let results = run(&entries, &options, &report)?;
 
@@ -497,6 +503,7 @@ mod tests {
             },
             hash_mb: 1,
             workers: 2,
+            eval: EvalConfig::default(),
         };
         let results = run(&entries, &options, &|_, _| {}).unwrap();
         assert_eq!(results.len(), 2);
