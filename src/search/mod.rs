@@ -169,23 +169,9 @@ fn hash_move_first(roots: &mut [RootMove], tt: &TranspositionTable, pos: &Positi
 }
 
 /// Runs a whole search in the calling thread (helpers in scoped threads),
-/// reporting on `events` when given (the last event is `Done`), and leaves
-/// the thread data in `thread_data` for reuse.
+/// reporting on `events` when given, and leaves the thread data in
+/// `thread_data` for reuse.
 fn run_search(
-    request: &SearchRequest,
-    tt: &TranspositionTable,
-    shared: &SharedState,
-    thread_data: &mut Vec<ThreadData>,
-    events: Option<&Sender<SearchEvent>>,
-) -> SearchResult {
-    let result = search_threads(request, tt, shared, thread_data, events);
-    if let Some(events) = events {
-        let _ = events.send(SearchEvent::Done(result));
-    }
-    result
-}
-
-fn search_threads(
     request: &SearchRequest,
     tt: &TranspositionTable,
     shared: &SharedState,
@@ -293,17 +279,17 @@ impl SearchHandle {
             .stack_size(64 << 20)
             .spawn(move || {
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    run_search(&request, &tt, &s, &mut thread_data, Some(&events));
+                    run_search(&request, &tt, &s, &mut thread_data, Some(&events))
                 }));
-                if outcome.is_err() {
+                let result = outcome.unwrap_or_else(|_| {
                     // A bug must not leave the GUI without an answer: fall back to a legal move.
-                    let best = legal_moves(&request.position).first().copied();
-                    let _ = events.send(SearchEvent::Done(SearchResult {
-                        best,
-                        ..SearchResult::default()
-                    }));
                     thread_data = Vec::new();
-                }
+                    SearchResult {
+                        best: legal_moves(&request.position).first().copied(),
+                        ..SearchResult::default()
+                    }
+                });
+                let _ = events.send(SearchEvent::Done(result));
                 thread_data
             })
             .map_err(|e| format!("cannot start the search thread: {e}"))?;
