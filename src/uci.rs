@@ -35,6 +35,8 @@ const MAX_HASH_MB: usize = 1 << 20;
 const MAX_THREADS: usize = 1024;
 const MAX_MULTIPV: usize = 256;
 const MAX_OVERHEAD_MS: u64 = 10_000;
+/// How long a `go` whose every limit was unreadable searches.
+const UNREADABLE_GO_MS: u64 = 1000;
 /// `EvalFile`'s default: the network built into the binary (`src/eval/net.nnue`).
 const EMBEDDED_NET_NAME: &str = "<embedded>";
 
@@ -188,6 +190,11 @@ impl Output {
 pub fn run() {
     let lines = spawn_reader();
     let mut engine = Engine::new();
+    // For a person at a terminal: the engine is there and waiting (GUIs ignore it).
+    engine.out.line(&format!(
+        "{ENGINE_NAME} {} by {ENGINE_AUTHOR}",
+        env!("CARGO_PKG_VERSION")
+    ));
     loop {
         select! {
             recv(lines) -> msg => match msg {
@@ -481,7 +488,7 @@ impl Engine {
     }
 
     fn cmd_go(&mut self, args: &[&str]) {
-        let (mut limits, perft_depth, notes) = parse_go(args, &self.position);
+        let (mut limits, perft_depth, notes, unreadable) = parse_go(args, &self.position);
         for note in &notes {
             self.out.info(note);
         }
@@ -495,7 +502,15 @@ impl Engine {
             && limits.movetime.is_none()
             && limits.wtime.is_none()
             && limits.btime.is_none();
-        if no_limit {
+        if no_limit && unreadable && !limits.infinite {
+            // Something was meant as a limit but could not be read: a search
+            // that nothing ends would run the GUI's clock out.
+            self.out.info(&format!(
+                "go: no readable limit, searching for {UNREADABLE_GO_MS} ms"
+            ));
+            limits.movetime = Some(UNREADABLE_GO_MS);
+        } else if no_limit {
+            // A bare `go` (or `go infinite`, `go searchmoves ...`) analyses until `stop`.
             limits.infinite = true;
         }
         let infinite = limits.infinite;
@@ -638,12 +653,13 @@ const GO_KEYWORDS: [&str; 13] = [
 ];
 
 /// Reads the arguments of `go` (for the position `pos`): the limits, a
-/// perft depth if asked, and a note for each value that was unreadable or
-/// out of range (dropped or clamped).
-fn parse_go(args: &[&str], pos: &Position) -> (Limits, Option<u32>, Vec<String>) {
+/// perft depth if asked, a note for each value that was unreadable or
+/// out of range (dropped or clamped), and whether anything was unreadable.
+fn parse_go(args: &[&str], pos: &Position) -> (Limits, Option<u32>, Vec<String>, bool) {
     let mut limits = Limits::default();
     let mut perft_depth = None;
     let mut notes = Vec::new();
+    let mut unreadable = false;
     let mut i = 0;
     while i < args.len() {
         let key = args[i];
@@ -711,6 +727,7 @@ fn parse_go(args: &[&str], pos: &Position) -> (Limits, Option<u32>, Vec<String>)
         };
         if let Err(e) = result {
             notes.push(e);
+            unreadable = true;
             // Do not swallow a following keyword as a bad value.
             if value.is_some_and(|v| GO_KEYWORDS.contains(&v)) {
                 takes_value = false;
@@ -718,7 +735,7 @@ fn parse_go(args: &[&str], pos: &Position) -> (Limits, Option<u32>, Vec<String>)
         }
         i += if takes_value { 2 } else { 1 };
     }
-    (limits, perft_depth, notes)
+    (limits, perft_depth, notes, unreadable)
 }
 
 /// Formats an `info` line; the PV is cut at the first move that is not legal

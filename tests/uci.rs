@@ -59,10 +59,16 @@ fn handshake_lists_id_and_options_then_uciok() {
     let mut e = Engine::spawn();
     e.send("uci");
     let lines = e.wait_for("uciok", |l| l == "uciok");
+    // On start, before any command, one line names the engine for a person at a terminal.
     assert!(
-        lines[0].starts_with("id name Guoxiang"),
-        "first line: {}",
+        lines[0].starts_with("Guoxiang ") && lines[0].contains(" by "),
+        "start line: {}",
         lines[0]
+    );
+    assert!(
+        lines[1].starts_with("id name Guoxiang"),
+        "first line after uci: {}",
+        lines[1]
     );
     assert!(lines.iter().any(|l| l.starts_with("id author ")));
     let expected = [
@@ -1308,4 +1314,60 @@ fn many_isready_during_a_search_each_get_readyok() {
     e.send("stop");
     check_bestmove(&e.bestmove().1, &pos);
     e.sync_no_bestmove("after stop");
+}
+
+// ----- go limits and the last word -----
+
+#[test]
+fn a_go_whose_every_limit_is_unreadable_searches_briefly_and_says_so() {
+    let mut e = engine();
+    for go in [
+        "go wtime abc",
+        "go movetime",
+        "go depth x",
+        "go wtime abc btime abc",
+        "go movetim 500",
+    ] {
+        e.send("position startpos");
+        // A bestmove comes by itself (the harness gives up after its deadline).
+        let (lines, best) = e.go(go);
+        check_bestmove(&best, &guoxiang::Position::startpos());
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("info string go: no readable limit")),
+            "{go}: {lines:?}"
+        );
+        // And the next go is answered normally.
+        let (lines, best) = e.go("go depth 3");
+        check_bestmove(&best, &guoxiang::Position::startpos());
+        assert!(!lines.iter().any(|l| l.contains("no readable limit")));
+    }
+    // A readable limit beside an unreadable one is kept.
+    let (lines, _) = e.go("go depth 2 wtime abc");
+    let last = common::infos(&lines).pop().expect("an info line");
+    assert_eq!(last.depth, 2, "{lines:?}");
+}
+
+#[test]
+fn the_last_info_line_reports_the_whole_search_and_starts_with_the_move_played() {
+    let mut e = engine();
+    for (position, limit) in [
+        ("position startpos", 30_000u64),
+        (
+            "position fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            77_777,
+        ),
+    ] {
+        e.send(position);
+        let (lines, best) = e.go(&format!("go nodes {limit}"));
+        let last = common::infos(&lines).pop().expect("an info line");
+        let played = best.split_whitespace().nth(1).expect("a move");
+        assert_eq!(
+            last.pv.first().map(String::as_str),
+            Some(played),
+            "{lines:?}"
+        );
+        assert!(last.nodes >= limit * 95 / 100, "{} of {limit}", last.nodes);
+    }
 }

@@ -80,8 +80,8 @@ struct SharedState {
     stop: AtomicBool,
     /// While set (`go ponder`), no time limit applies.
     pondering: AtomicBool,
-    /// When the clock started, in nanoseconds after the `go`; `ponderhit` moves it.
-    clock_start_ns: AtomicU64,
+    /// When `ponderhit` came, in nanoseconds after the `go`; 0 before (or without) one.
+    ponderhit_ns: AtomicU64,
     node_counts: Vec<AtomicU64>,
     /// The deepest iteration any helper has completed: (depth, score, pv).
     deepest_helper: std::sync::Mutex<Option<(i32, i32, Vec<Move>)>>,
@@ -92,7 +92,7 @@ impl SharedState {
         SharedState {
             stop: AtomicBool::new(false),
             pondering: AtomicBool::new(pondering),
-            clock_start_ns: AtomicU64::new(0),
+            ponderhit_ns: AtomicU64::new(0),
             node_counts: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
             deepest_helper: std::sync::Mutex::new(None),
         }
@@ -201,6 +201,7 @@ fn run_search(
 
     let (main_data, helper_data) = thread_data.split_at_mut(1);
     let mut result = SearchResult::default();
+    let mut final_line = None;
     std::thread::scope(|s| {
         for (i, data) in helper_data.iter_mut().enumerate() {
             let mut helper = make_searcher(i + 1, data);
@@ -250,8 +251,17 @@ fn run_search(
         result.best = Some(best);
         result.ponder = ponder;
         result.score = main.reported_score.unwrap_or(0);
+        final_line = main.line_info(0, None, 0);
     });
     result.nodes = shared.total_nodes();
+    // The last word before `bestmove`: the whole search's nodes and time,
+    // and a line that starts with the move played, also when the last
+    // iteration was cut short.
+    if let (Some(events), Some(mut info)) = (events, final_line) {
+        info.nodes = result.nodes;
+        info.time = request.start.elapsed();
+        let _ = events.send(SearchEvent::Info(info));
+    }
     result
 }
 
@@ -306,14 +316,14 @@ impl SearchHandle {
         self.shared.stop.store(true, Ordering::Relaxed);
     }
 
-    /// The opponent played the move a `go ponder` search guessed: the clock
-    /// starts now, so the time limits count from here.
+    /// The opponent played the move a `go ponder` search guessed. The
+    /// pondering counts toward the move: the soft limit counts from the `go`,
+    /// so a search that has already spent it stops at the next clock check;
+    /// the hard limit, the guard against flagging, counts from now.
     pub fn ponderhit(&self) {
         if self.shared.pondering.load(Ordering::Relaxed) {
-            let since_go = self.start.elapsed().as_nanos() as u64;
-            self.shared
-                .clock_start_ns
-                .store(since_go, Ordering::Relaxed);
+            let since_go = (self.start.elapsed().as_nanos() as u64).max(1);
+            self.shared.ponderhit_ns.store(since_go, Ordering::Relaxed);
             self.shared.pondering.store(false, Ordering::Relaxed);
         }
     }

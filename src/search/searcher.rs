@@ -130,9 +130,15 @@ impl<'a> Searcher<'a> {
         self.id == 0
     }
 
+    /// Time since the `go`: the soft limit counts from here, so time spent
+    /// pondering on the right guess counts toward the move.
     fn elapsed(&self) -> Duration {
-        let clock_start = Duration::from_nanos(self.shared.clock_start_ns.load(Ordering::Relaxed));
-        self.start.elapsed().saturating_sub(clock_start)
+        self.start.elapsed()
+    }
+
+    /// When `ponderhit` arrived, counted from the `go`; zero without one.
+    fn ponderhit_at(&self) -> Duration {
+        Duration::from_nanos(self.shared.ponderhit_ns.load(Ordering::Relaxed))
     }
 
     /// Counts a node; the main thread checks its limits every 1024 nodes.
@@ -161,14 +167,22 @@ impl<'a> Searcher<'a> {
         }
     }
 
+    /// Stops the search when the hard limit, counted from the clock's start
+    /// (the `go`, or the `ponderhit` of a ponder search), has passed. After a
+    /// `ponderhit`, also when the soft limit counted from the `go` has: the
+    /// pondering already paid for the move.
     fn check_limits(&self) {
         if self.shared.pondering.load(Ordering::Relaxed) {
             return;
         }
-        if let Some(hard) = self.budget.hard {
-            if self.elapsed() >= hard {
-                self.shared.stop.store(true, Ordering::Relaxed);
-            }
+        let elapsed = self.elapsed();
+        let ponderhit = self.ponderhit_at();
+        let past = |limit: Option<Duration>, since: Duration| {
+            limit.is_some_and(|l| elapsed.saturating_sub(since) >= l)
+        };
+        let banked = !ponderhit.is_zero() && past(self.budget.soft, Duration::ZERO);
+        if past(self.budget.hard, ponderhit) || banked {
+            self.shared.stop.store(true, Ordering::Relaxed);
         }
     }
 
@@ -924,22 +938,36 @@ impl<'a> Searcher<'a> {
     }
 
     pub(super) fn report_line(&mut self, line: usize, bound: Option<Bound>, bound_score: i32) {
+        let Some(info) = self.line_info(line, bound, bound_score) else {
+            return;
+        };
+        if bound.is_none() && line == 0 {
+            self.reported_score = Some(info.score);
+        }
+        if let Some(events) = self.events {
+            let _ = events.send(SearchEvent::Info(info));
+        }
+    }
+
+    /// Analysis line `line` (0: the best) as it stands: this iteration's
+    /// score, or the last one's where this iteration has not reached the
+    /// move yet; `None` before depth 1 is done.
+    pub(super) fn line_info(
+        &self,
+        line: usize,
+        bound: Option<Bound>,
+        bound_score: i32,
+    ) -> Option<SearchInfo> {
         let rm = &self.root_moves[line];
         let (score, depth) = if rm.score == -INFINITE {
-            // Not searched at this depth yet: report the last completed score.
             (rm.previous_score, self.root_depth - 1)
         } else {
             (rm.score, self.root_depth)
         };
         if depth < 1 || score == -INFINITE {
-            return;
+            return None;
         }
-        if bound.is_none() && line == 0 {
-            self.reported_score = Some(score);
-        }
-        let Some(events) = self.events else { return };
-        let rm = &self.root_moves[line];
-        let _ = events.send(SearchEvent::Info(SearchInfo {
+        Some(SearchInfo {
             depth,
             seldepth: rm.seldepth.max(depth as usize),
             multipv: line + 1,
@@ -949,7 +977,7 @@ impl<'a> Searcher<'a> {
             time: self.start.elapsed(),
             hashfull: self.tt.hashfull(),
             pv: rm.pv.clone(),
-        }));
+        })
     }
 }
 

@@ -38,8 +38,10 @@ impl TimeBudget {
     pub fn new(limits: &Limits, us: Color, overhead_ms: u64) -> TimeBudget {
         let overhead = overhead_ms as i64;
         if let Some(mt) = limits.movetime {
-            // A fixed time is used in full: no soft limit ends it early.
-            let t = (mt as i64 - overhead).max(1) as u64;
+            // A fixed time is used in full: no soft limit ends it early. The
+            // margin is at most a tenth of it, so a short `movetime` is
+            // searched, not spent on the margin.
+            let t = (mt as i64 - overhead.min(mt as i64 / 10)).max(1) as u64;
             return TimeBudget {
                 soft: None,
                 hard: Some(Duration::from_millis(t)),
@@ -104,6 +106,18 @@ mod tests {
             ..Limits::default()
         };
         assert_eq!(budget(l), (u64::MAX, 950));
+    }
+
+    #[test]
+    fn a_short_movetime_keeps_most_of_its_time() {
+        // The 50 ms overhead would leave nothing of 50 ms: a tenth is kept back.
+        for (movetime, hard) in [(50, 45), (200, 180), (1, 1)] {
+            let l = Limits {
+                movetime: Some(movetime),
+                ..Limits::default()
+            };
+            assert_eq!(budget(l), (u64::MAX, hard), "movetime {movetime}");
+        }
     }
 
     #[test]
