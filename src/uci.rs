@@ -13,9 +13,11 @@ use crate::board::moves::Move;
 use crate::board::position::{Position, START_FEN};
 use crate::eval::network::Network;
 use crate::eval::score::mate_in;
+use crate::eval::wdl;
 use crate::eval::EvalConfig;
 use crate::perft::divide;
 use crate::search::params::SearchParams;
+use crate::search::strength::{self, Strength};
 use crate::search::time::Limits;
 use crate::search::tt::{Bound, TranspositionTable};
 use crate::search::{
@@ -49,6 +51,12 @@ pub struct Options {
     pub ponder: bool,
     pub move_overhead_ms: u64,
     pub chess960: bool,
+    /// `UCI_LimitStrength`: play at `elo` instead of full strength.
+    pub limit_strength: bool,
+    /// `UCI_Elo`.
+    pub elo: i32,
+    /// `UCI_ShowWDL`: win/draw/loss odds in the info lines.
+    pub show_wdl: bool,
 }
 
 impl Default for Options {
@@ -60,6 +68,9 @@ impl Default for Options {
             ponder: false,
             move_overhead_ms: 50,
             chess960: false,
+            limit_strength: false,
+            elo: strength::MIN_ELO,
+            show_wdl: false,
         }
     }
 }
@@ -335,6 +346,16 @@ impl Engine {
         ));
         self.out
             .line("option name UCI_Chess960 type check default false");
+        self.out
+            .line("option name UCI_LimitStrength type check default false");
+        self.out
+            .line("option name UCI_ShowWDL type check default false");
+        self.out.line(&format!(
+            "option name UCI_Elo type spin default {} min {} max {}",
+            strength::MIN_ELO,
+            strength::MIN_ELO,
+            strength::MAX_ELO
+        ));
         self.out.line(&format!(
             "option name UseNNUE type check default {}",
             crate::eval::network::DEFAULT_ENABLED
@@ -443,6 +464,12 @@ impl Engine {
                 self.options.chess960 = check()?;
                 self.position.set_chess960(self.options.chess960);
             }
+            "uci_limitstrength" => self.options.limit_strength = check()?,
+            "uci_showwdl" => self.options.show_wdl = check()?,
+            "uci_elo" => {
+                let (min, max) = (strength::MIN_ELO as u64, strength::MAX_ELO as u64);
+                self.options.elo = spin(min, max)? as i32;
+            }
             "usennue" => {
                 let on = check()?;
                 if on != self.eval.use_network {
@@ -526,6 +553,10 @@ impl Engine {
             start,
             params: SearchParams::default(),
             eval: self.eval.clone(),
+            strength: self
+                .options
+                .limit_strength
+                .then(|| Strength::new(self.options.elo)),
         };
         let data = std::mem::take(&mut self.thread_data);
         match SearchHandle::start(request, Arc::clone(&self.tt), data, self.events_tx.clone()) {
@@ -588,10 +619,12 @@ impl Engine {
             return;
         };
         match event {
-            SearchEvent::Info(info) => {
-                self.out
-                    .line(&format_info(&info, &search.root, search.start))
-            }
+            SearchEvent::Info(info) => self.out.line(&format_info(
+                &info,
+                &search.root,
+                search.start,
+                self.options.show_wdl,
+            )),
             SearchEvent::CurrentMove { depth, mv, number } => self.out.line(&format!(
                 "info depth {depth} currmove {} currmovenumber {number}",
                 mv.to_uci(search.chess960)
@@ -740,7 +773,7 @@ fn parse_go(args: &[&str], pos: &Position) -> (Limits, Option<u32>, Vec<String>,
 
 /// Formats an `info` line; the PV is cut at the first move that is not legal
 /// (it never is, but a GUI must never see one).
-fn format_info(info: &SearchInfo, root: &Position, start: Instant) -> String {
+fn format_info(info: &SearchInfo, root: &Position, start: Instant, show_wdl: bool) -> String {
     let elapsed = start.elapsed().max(info.time);
     let ms = elapsed.as_millis() as u64;
     let nps = (info.nodes as f64 / elapsed.as_secs_f64().max(1e-3)) as u64;
@@ -753,6 +786,17 @@ fn format_info(info: &SearchInfo, root: &Position, start: Instant) -> String {
         Some(Bound::Upper) => " upperbound",
         _ => "",
     };
+    // Only when asked: some GUIs reject an info line with a wdl field.
+    let wdl = if show_wdl {
+        let (w, d, l) = match mate_in(info.score) {
+            Some(m) if m > 0 => (1000, 0, 0),
+            Some(_) => (0, 0, 1000),
+            None => wdl::per_mille(info.score, wdl::material(root)),
+        };
+        format!(" wdl {w} {d} {l}")
+    } else {
+        String::new()
+    };
     let mut pv = String::new();
     let mut pos = *root;
     for &mv in &info.pv {
@@ -764,7 +808,7 @@ fn format_info(info: &SearchInfo, root: &Position, start: Instant) -> String {
         pos.make_move(mv);
     }
     format!(
-        "info depth {} seldepth {} multipv {} score {score}{bound} nodes {} nps {nps} hashfull {} time {ms} pv{pv}",
+        "info depth {} seldepth {} multipv {} score {score}{bound}{wdl} nodes {} nps {nps} hashfull {} time {ms} pv{pv}",
         info.depth, info.seldepth, info.multipv, info.nodes, info.hashfull
     )
 }

@@ -5,6 +5,7 @@
 pub mod network;
 pub mod score;
 mod terms;
+pub mod wdl;
 
 pub use terms::*;
 

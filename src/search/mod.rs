@@ -14,6 +14,7 @@ pub mod history;
 pub mod params;
 pub mod picker;
 mod searcher;
+pub mod strength;
 pub mod thread;
 pub mod time;
 pub mod tt;
@@ -27,6 +28,7 @@ use crate::eval::score::INFINITE;
 use crate::eval::EvalConfig;
 use crate::search::params::SearchParams;
 use crate::search::searcher::{lmr_table, RootMove, Searcher};
+use crate::search::strength::Strength;
 use crate::search::time::{Limits, TimeBudget};
 use crate::search::tt::{Bound, TranspositionTable};
 use crossbeam_channel::Sender;
@@ -77,7 +79,10 @@ pub struct SearchResult {
 
 /// State shared by all threads of one search.
 struct SharedState {
+    /// Set to end the search: by a limit, or by the GUI.
     stop: AtomicBool,
+    /// Set when the GUI ended the search (`stop`), not a limit.
+    stopped_from_outside: AtomicBool,
     /// While set (`go ponder`), no time limit applies.
     pondering: AtomicBool,
     /// When `ponderhit` came, in nanoseconds after the `go`; 0 before (or without) one.
@@ -91,6 +96,7 @@ impl SharedState {
     fn new(threads: usize, pondering: bool) -> SharedState {
         SharedState {
             stop: AtomicBool::new(false),
+            stopped_from_outside: AtomicBool::new(false),
             pondering: AtomicBool::new(pondering),
             ponderhit_ns: AtomicU64::new(0),
             node_counts: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
@@ -120,6 +126,8 @@ pub struct SearchRequest {
     pub params: SearchParams,
     /// The evaluation to play with.
     pub eval: EvalConfig,
+    /// A limited playing strength (`UCI_LimitStrength`); `None`: full strength.
+    pub strength: Option<Strength>,
 }
 
 impl SearchRequest {
@@ -137,6 +145,7 @@ impl SearchRequest {
             start: Instant::now(),
             params: SearchParams::default(),
             eval: EvalConfig::default(),
+            strength: None,
         }
     }
 }
@@ -178,6 +187,23 @@ fn run_search(
     thread_data: &mut Vec<ThreadData>,
     events: Option<&Sender<SearchEvent>>,
 ) -> SearchResult {
+    // A strength level searches with one thread, its node budget and
+    // several root lines to choose among.
+    let limited;
+    let request = match &request.strength {
+        Some(strength) => {
+            limited = SearchRequest {
+                history: request.history.clone(),
+                limits: strength.limit(&request.limits),
+                threads: 1,
+                multipv: strength.lines(request.multipv),
+                eval: request.eval.clone(),
+                ..*request
+            };
+            &limited
+        }
+        None => request,
+    };
     let threads = request.threads.max(1);
     thread_data.resize_with(threads, ThreadData::default);
     for data in thread_data.iter_mut() {
@@ -239,6 +265,26 @@ fn run_search(
                 main.root_depth = depth;
                 main.report_line(0, None, 0);
             }
+        }
+        if let Some(strength) = &request.strength {
+            let lines: Vec<(Move, i32)> = main
+                .root_moves
+                .iter()
+                .take(request.multipv.min(main.root_moves.len()))
+                .map(|r| {
+                    (
+                        r.mv,
+                        if r.score == -INFINITE {
+                            r.previous_score
+                        } else {
+                            r.score
+                        },
+                    )
+                })
+                .collect();
+            let chosen = strength.choose(&lines, strength::random_unit());
+            main.root_moves[..=chosen].rotate_right(1);
+            main.wait_for_pace(Strength::pace(budget.soft, budget.hard));
         }
         let best = main.root_moves[0].mv;
         let ponder = main.root_moves[0].pv.get(1).copied().or_else(|| {
@@ -312,6 +358,9 @@ impl SearchHandle {
 
     /// Ends the search as soon as it can answer (also a ponder search).
     pub fn stop(&self) {
+        self.shared
+            .stopped_from_outside
+            .store(true, Ordering::Relaxed);
         self.shared.pondering.store(false, Ordering::Relaxed);
         self.shared.stop.store(true, Ordering::Relaxed);
     }

@@ -167,6 +167,19 @@ impl<'a> Searcher<'a> {
         }
     }
 
+    /// Waits until `pace` has passed since the `go` (a strength level that
+    /// finished early), unless the GUI stopped the search or it still ponders:
+    /// the clock is used like a player uses it.
+    pub(super) fn wait_for_pace(&self, pace: Option<Duration>) {
+        let Some(pace) = pace else { return };
+        while self.elapsed() < pace
+            && !self.shared.stopped_from_outside.load(Ordering::Relaxed)
+            && !self.shared.pondering.load(Ordering::Relaxed)
+        {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
     /// Stops the search when the hard limit, counted from the clock's start
     /// (the `go`, or the `ponderhit` of a ponder search), has passed. After a
     /// `ponderhit`, also when the soft limit counted from the `go` has: the

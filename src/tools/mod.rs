@@ -11,3 +11,4 @@ pub mod nnue_train;
 pub mod sprt;
 pub mod spsa;
 pub mod tune;
+pub mod wdl;
