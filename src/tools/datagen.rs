@@ -44,15 +44,16 @@
 //! deterministic), and games are written in order of their number, so the
 //! output is the same for a given seed whatever `--threads` is.
 
-use crate::board::movegen::legal_moves;
 use crate::board::moves::Move;
 use crate::board::position::Position;
-use crate::board::types::Color;
 use crate::eval::score::MATE_BOUND;
 use crate::search::time::Limits;
 use crate::search::tt::TranspositionTable;
 use crate::search::{search_sync, SearchRequest, ThreadData};
 use crate::tools::cli::{exit_code, flag_value};
+use crate::tools::selfplay::{
+    load_openings, pick_opening, rules_result, white_score, Adjudication, Adjudicator, Outcome, Rng,
+};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::process::ExitCode;
@@ -120,23 +121,6 @@ struct Game {
     plies: u64,
 }
 
-/// SplitMix64: small, fast, and good enough to pick openings.
-pub(crate) struct Rng(pub(crate) u64);
-
-impl Rng {
-    pub(crate) fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    pub(crate) fn below(&mut self, n: usize) -> usize {
-        ((self.next() as u128 * n as u128) >> 64) as usize
-    }
-}
-
 /// A one-thread search limited to `nodes`: the move and its score (side to
 /// move's view; 0 if not even depth 1 was finished).
 pub fn search_nodes(
@@ -156,27 +140,6 @@ pub fn search_nodes(
     (result.best, result.score)
 }
 
-/// The result the rules give `pos` (reached after the positions whose keys
-/// are `history`), from White's point of view: mate, stalemate, threefold
-/// repetition, the 50-move rule or a dead position; `None` while play goes on.
-pub(crate) fn rules_result(pos: &Position, history: &[u64]) -> Option<f64> {
-    if legal_moves(pos).is_empty() {
-        let side_to_move_loses = if pos.side_to_move() == Color::White {
-            0.0
-        } else {
-            1.0
-        };
-        return Some(if pos.in_check() {
-            side_to_move_loses
-        } else {
-            0.5
-        });
-    }
-    let drawn =
-        pos.fifty_move_clock_expired() || pos.is_dead_position() || pos.repetitions(history) >= 2;
-    drawn.then_some(0.5)
-}
-
 /// Plays game number `index`. The tables are cleared first, so the game
 /// depends only on the options and `index`.
 fn play_game(
@@ -191,44 +154,28 @@ fn play_game(
     let mut rng = Rng(opts.seed ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03));
     rng.next();
 
-    // Opening: a book line (or the start position) plus random plies; drawn
-    // again if it is over already or clearly lost for one side.
-    let mut pos = Position::startpos();
-    let mut history: Vec<u64> = Vec::new();
-    for attempt in 0..100 {
-        pos = match opts.openings.len() {
-            0 => Position::startpos(),
-            n => Position::from_fen(&opts.openings[rng.below(n)], false)
-                .unwrap_or_else(|_| Position::startpos()),
-        };
-        history.clear();
-        let mut ok = true;
-        for _ in 0..opts.random_plies {
-            let moves = legal_moves(&pos);
-            if moves.is_empty() {
-                ok = false;
-                break;
-            }
-            history.push(pos.key());
-            pos.make_move(moves[rng.below(moves.len())]);
-        }
-        if !ok || legal_moves(&pos).is_empty() {
-            continue;
-        }
-        if attempt < 99 && opts.max_opening_score > 0 {
-            let (_, score) = search_nodes(&pos, &history, opts.nodes, tt, data);
-            if score.abs() > opts.max_opening_score {
-                continue;
-            }
-        }
-        break;
-    }
+    // Opening: drawn again if it is clearly lost for one side.
+    let (mut pos, mut history) = pick_opening(
+        &opts.openings,
+        opts.random_plies,
+        &mut rng,
+        100,
+        |pos, history| {
+            opts.max_opening_score <= 0
+                || search_nodes(pos, history, opts.nodes, tt, data).1.abs()
+                    <= opts.max_opening_score
+        },
+    );
 
     let mut fens = Vec::new();
     let mut ply = 0usize;
-    // Plies in a row with a winning score, and for which side.
-    let mut streak = 0usize;
-    let mut streak_side = Color::White;
+    let mut adjudicator = Adjudicator::new(Adjudication {
+        win_score: opts.win_score,
+        win_plies: opts.win_plies,
+        draw_from: 0,
+        draw_score: 0,
+        draw_plies: 0,
+    });
     let result = loop {
         let stm = pos.side_to_move();
         if let Some(result) = rules_result(&pos, &history) {
@@ -241,24 +188,9 @@ fn play_game(
         let Some(best) = best else {
             break 0.5;
         };
-        let white_score = if stm == Color::White { score } else { -score };
-        if white_score.abs() > opts.win_score {
-            let side = if white_score > 0 {
-                Color::White
-            } else {
-                Color::Black
-            };
-            if streak > 0 && side == streak_side {
-                streak += 1;
-            } else {
-                streak = 1;
-                streak_side = side;
-            }
-            if streak >= opts.win_plies {
-                break if side == Color::White { 1.0 } else { 0.0 };
-            }
-        } else {
-            streak = 0;
+        let white_score = white_score(stm, score);
+        if let Some(result) = adjudicator.update(ply, white_score) {
+            break result;
         }
         if ply >= opts.skip_plies
             && !pos.in_check()
@@ -327,16 +259,16 @@ pub fn generate(
             pending.insert(index, game);
             while let Some(game) = pending.remove(&next_to_write) {
                 next_to_write += 1;
-                let result = match game.result {
-                    r if r > 0.75 => {
+                let result = match Outcome::of(game.result) {
+                    Outcome::Win => {
                         stats.white_wins += 1;
                         "1.0"
                     }
-                    r if r < 0.25 => {
+                    Outcome::Loss => {
                         stats.black_wins += 1;
                         "0.0"
                     }
-                    _ => {
+                    Outcome::Draw => {
                         stats.draws += 1;
                         "0.5"
                     }
@@ -365,38 +297,6 @@ pub fn generate(
     out.flush()
         .map_err(|e| format!("cannot write the positions: {e}"))?;
     Ok(stats)
-}
-
-/// Reads an EPD or FEN file: the board, side, castling and en-passant fields
-/// of every line (plus the move counters when they are there). Lines that do
-/// not parse are skipped and counted.
-pub fn read_openings(text: &str) -> (Vec<String>, usize) {
-    let mut fens = Vec::new();
-    let mut bad = 0;
-    for line in text.lines() {
-        let line = line.split('|').next().unwrap_or("").trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        if fields.len() < 4 {
-            bad += 1;
-            continue;
-        }
-        let counters = fields.len() >= 6
-            && fields[4].parse::<u16>().is_ok()
-            && fields[5].parse::<u16>().is_ok();
-        let fen = if counters {
-            fields[..6].join(" ")
-        } else {
-            format!("{} 0 1", fields[..4].join(" "))
-        };
-        match Position::from_fen(&fen, false) {
-            Ok(p) if !legal_moves(&p).is_empty() => fens.push(fen),
-            _ => bad += 1,
-        }
-    }
-    (fens, bad)
 }
 
 const USAGE: &str = "usage: guoxiang datagen [--games N] [--nodes N] [--threads N] [--seed S]
@@ -455,12 +355,7 @@ fn command_main(args: &[String]) -> Result<(), String> {
         return Err("--nodes and --win-plies must be at least 1".into());
     }
     if let Some(path) = &book {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| format!("cannot read '{path}': {e}"))?;
-        let (fens, bad) = read_openings(&text);
-        if fens.is_empty() {
-            return Err(format!("'{path}' holds no usable position"));
-        }
+        let (fens, bad) = load_openings(path)?;
         eprintln!(
             "{} openings from {path}{}",
             fens.len(),
@@ -524,6 +419,8 @@ fn command_main(args: &[String]) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::movegen::legal_moves;
+    use crate::tools::selfplay::read_openings;
 
     fn run(opts: &DatagenOptions) -> (String, DatagenStats) {
         let mut out = Vec::new();

@@ -139,7 +139,7 @@ impl FloatNet {
 
     /// Small uniform random weights.
     pub fn random(seed: u64, hce_percent: u32) -> FloatNet {
-        let mut rng = crate::tools::datagen::Rng(seed);
+        let mut rng = crate::tools::selfplay::Rng(seed);
         let mut uniform = |range: f32| {
             let unit = (rng.next() >> 40) as f32 / (1u64 << 24) as f32;
             (unit * 2.0 - 1.0) * range
@@ -363,7 +363,7 @@ pub fn train(
     };
     let threads = opts.threads.max(1);
     let mut grads: Vec<FloatNet> = (0..threads).map(|_| FloatNet::zeros()).collect();
-    let mut rng = crate::tools::datagen::Rng(opts.seed ^ 0x9E37_79B9_7F4A_7C15);
+    let mut rng = crate::tools::selfplay::Rng(opts.seed ^ 0x9E37_79B9_7F4A_7C15);
     let mut best = (net.clone(), f64::INFINITY);
     for epoch in 1..=opts.epochs {
         // Fisher-Yates shuffle.

@@ -37,7 +37,6 @@
 //! once both sides' searches give one side more than 1000 cp for 4 plies in
 //! a row, a draw after ply 80 once both give no more than 10 cp for 8 plies.
 
-use crate::board::movegen::legal_moves;
 use crate::board::position::Position;
 use crate::board::types::Color;
 use crate::search::params::{SearchParams, Tunable, TUNABLES};
@@ -45,7 +44,10 @@ use crate::search::time::Limits;
 use crate::search::tt::TranspositionTable;
 use crate::search::{search_sync, SearchRequest, SearchResult, ThreadData};
 use crate::tools::cli::{exit_code, flag_value};
-use crate::tools::datagen::{read_openings, rules_result, Rng};
+use crate::tools::selfplay::{
+    load_openings, pick_opening, rules_result, white_score, win_for, Adjudication, Adjudicator,
+    Outcome, Rng,
+};
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Mutex;
@@ -53,6 +55,17 @@ use std::time::{Duration, Instant};
 
 const ALPHA: f64 = 0.602;
 const GAMMA: f64 = 0.101;
+
+/// The adjudication of the module documentation. "Both sides' searches
+/// agree for N plies in a row" is N + 1 scores in a row: each ply's and the
+/// one before it.
+const ADJUDICATION: Adjudication = Adjudication {
+    win_score: 1000,
+    win_plies: 4 + 1,
+    draw_from: 80 - 1,
+    draw_score: 10,
+    draw_plies: 8 + 1,
+};
 
 /// How each move of a game is limited.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -137,30 +150,6 @@ fn params_from(tuned: &[(Tunable, f64)], values: &[f64]) -> SearchParams {
     p
 }
 
-/// An opening: a book line (or the start position) and a few random plies,
-/// redrawn if it ends the game at once.
-fn pick_opening(opts: &SpsaOptions, rng: &mut Rng) -> (Position, Vec<u64>) {
-    loop {
-        let mut pos = match opts.openings.len() {
-            0 => Position::startpos(),
-            n => Position::from_fen(&opts.openings[rng.below(n)], false)
-                .unwrap_or_else(|_| Position::startpos()),
-        };
-        let mut history = Vec::new();
-        for _ in 0..opts.random_plies {
-            let moves = legal_moves(&pos);
-            if moves.is_empty() {
-                break;
-            }
-            history.push(pos.key());
-            pos.make_move(moves[rng.below(moves.len())]);
-        }
-        if !legal_moves(&pos).is_empty() {
-            return (pos, history);
-        }
-    }
-}
-
 /// Plays one game from the opening; the result from White's point of view.
 fn play_game(
     opts: &SpsaOptions,
@@ -173,9 +162,7 @@ fn play_game(
         MoveLimit::Clock { base_ms, .. } => [base_ms as i64; 2],
         MoveLimit::Nodes(_) => [0; 2],
     };
-    let mut win_streak = 0usize;
-    let mut draw_streak = 0usize;
-    let mut last_white_score = 0;
+    let mut adjudicator = Adjudicator::new(ADJUDICATION);
     for ply in 0..opts.max_plies {
         if let Some(result) = rules_result(&pos, &history) {
             return result;
@@ -208,32 +195,15 @@ fn play_game(
             let clock = &mut clocks[stm.index()];
             *clock -= started.elapsed().as_millis() as i64;
             if *clock < 0 {
-                return if stm == Color::White { 0.0 } else { 1.0 };
+                return win_for(!stm);
             }
             *clock += inc_ms as i64;
         }
         let Some(best) = best else {
             return 0.5;
         };
-        // Adjudication needs both sides to agree, so each side's latest score counts.
-        let white_score = if stm == Color::White { score } else { -score };
-        let agreed = [white_score, last_white_score];
-        last_white_score = white_score;
-        if agreed.iter().all(|s| *s > 1000) || agreed.iter().all(|s| *s < -1000) {
-            win_streak += 1;
-            if win_streak >= 4 {
-                return if white_score > 0 { 1.0 } else { 0.0 };
-            }
-        } else {
-            win_streak = 0;
-        }
-        if ply >= 80 && agreed.iter().all(|s| s.abs() <= 10) {
-            draw_streak += 1;
-            if draw_streak >= 8 {
-                return 0.5;
-            }
-        } else {
-            draw_streak = 0;
+        if let Some(result) = adjudicator.update(ply, white_score(stm, score)) {
+            return result;
         }
         history.push(pos.key());
         pos.make_move(best);
@@ -310,7 +280,13 @@ pub fn run(
 
                         let mut rng = Rng(opts.seed.rotate_left(17) ^ k);
                         rng.next();
-                        let opening = pick_opening(opts, &mut rng);
+                        let opening = pick_opening(
+                            &opts.openings,
+                            opts.random_plies,
+                            &mut rng,
+                            usize::MAX,
+                            |_, _| true,
+                        );
                         let (p_up, p_down) = (
                             params_from(&opts.tuned, &up),
                             params_from(&opts.tuned, &down),
@@ -332,10 +308,10 @@ pub fn run(
                             st.values[i] = moved.clamp(t.min as f64, t.max as f64);
                         }
                         for score in [first, second] {
-                            match score {
-                                s if s > 0.75 => st.outcome.wins += 1,
-                                s if s < 0.25 => st.outcome.losses += 1,
-                                _ => st.outcome.draws += 1,
+                            match Outcome::of(score) {
+                                Outcome::Win => st.outcome.wins += 1,
+                                Outcome::Loss => st.outcome.losses += 1,
+                                Outcome::Draw => st.outcome.draws += 1,
                             }
                         }
                         st.outcome.pairs += 1;
@@ -489,13 +465,7 @@ fn command_main(args: &[String]) -> Result<(), String> {
             "--seed" => opts.seed = flag_value(args, &mut i, "--seed")?,
             "--openings" => {
                 let path: String = flag_value(args, &mut i, "--openings")?;
-                let text = std::fs::read_to_string(&path)
-                    .map_err(|e| format!("cannot read {path}: {e}"))?;
-                let (fens, bad) = read_openings(&text);
-                if fens.is_empty() {
-                    return Err(format!("{path} holds no usable position ({bad} bad lines)"));
-                }
-                opts.openings = fens;
+                opts.openings = load_openings(&path)?.0;
             }
             "--random-plies" => random_plies = Some(flag_value(args, &mut i, "--random-plies")?),
             "--max-plies" => opts.max_plies = flag_value(args, &mut i, "--max-plies")?,
