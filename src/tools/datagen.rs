@@ -50,13 +50,11 @@ use crate::eval::score::MATE_BOUND;
 use crate::search::time::Limits;
 use crate::search::tt::TranspositionTable;
 use crate::search::{search_sync, SearchRequest, ThreadData};
-use crate::tools::cli::{exit_code, flag_value};
 use crate::tools::selfplay::{
     load_openings, pick_opening, rules_result, white_score, Adjudication, Adjudicator, Outcome, Rng,
 };
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -299,52 +297,93 @@ pub fn generate(
     Ok(stats)
 }
 
-const USAGE: &str = "usage: guoxiang datagen [--games N] [--nodes N] [--threads N] [--seed S]
-                        [--out FILE] [--append] [--openings FILE] [--random-plies N]
-                        [--hash MB] [--max-plies N] [--win-score CP] [--win-plies N]
-                        [--max-opening-score CP]";
-
-/// The `datagen` subcommand.
-pub fn command(args: &[String]) -> ExitCode {
-    exit_code(
-        "datagen",
-        USAGE,
-        command_main(args).map(|()| ExitCode::SUCCESS),
-    )
+/// The options of `guoxiang datagen` (see the module documentation).
+#[derive(clap::Args, Debug)]
+pub struct DatagenArgs {
+    /// Games to play
+    #[arg(long, value_name = "N", default_value_t = DatagenOptions::default().games)]
+    games: u64,
+    /// Nodes searched per move (one search thread)
+    #[arg(long, value_name = "N", default_value_t = DatagenOptions::default().nodes)]
+    nodes: u64,
+    /// Games played at once, each thread with its own tables (1 to 256)
+    #[arg(long, value_name = "N", default_value_t = DatagenOptions::default().threads)]
+    threads: usize,
+    /// The seed of the random openings
+    #[arg(long, value_name = "S", default_value_t = DatagenOptions::default().seed)]
+    seed: u64,
+    /// Where the positions go (overwritten unless --append)
+    #[arg(long, value_name = "FILE", default_value = "selfplay.txt")]
+    out: String,
+    /// Append to --out instead of overwriting it
+    #[arg(long)]
+    append: bool,
+    /// An EPD or FEN file, one position a line; each game starts from a random
+    /// line of it [default: the start position]
+    #[arg(long, value_name = "FILE")]
+    openings: Option<String>,
+    /// Random legal plies played after the opening position [default: 4 with
+    /// --openings, 8 without]
+    #[arg(long, value_name = "N")]
+    random_plies: Option<usize>,
+    /// Transposition table per thread, in MB (1 to 4096)
+    #[arg(long = "hash", value_name = "MB", default_value_t = DatagenOptions::default().hash_mb)]
+    hash_mb: usize,
+    /// A game that lasts this many plies is a draw
+    #[arg(long, value_name = "N", default_value_t = DatagenOptions::default().max_plies)]
+    max_plies: usize,
+    /// A game is won once the search gives one side more than CP centipawns
+    /// for --win-plies plies in a row
+    #[arg(
+        long,
+        value_name = "CP",
+        default_value_t = DatagenOptions::default().win_score,
+        allow_negative_numbers = true
+    )]
+    win_score: i32,
+    /// See --win-score (at least 1)
+    #[arg(long, value_name = "N", default_value_t = DatagenOptions::default().win_plies)]
+    win_plies: usize,
+    /// Openings the search already scores beyond CP centipawns are drawn
+    /// again (0: never)
+    #[arg(
+        long,
+        value_name = "CP",
+        default_value_t = DatagenOptions::default().max_opening_score,
+        allow_negative_numbers = true
+    )]
+    max_opening_score: i32,
 }
 
-fn command_main(args: &[String]) -> Result<(), String> {
-    let mut opts = DatagenOptions::default();
-    let mut out_path = "selfplay.txt".to_string();
-    let mut append = false;
-    let mut book: Option<String> = None;
-    let mut random_plies: Option<usize> = None;
-    let mut i = 0;
-    while i < args.len() {
-        match args[i].as_str() {
-            "--games" => opts.games = flag_value(args, &mut i, "--games")?,
-            "--nodes" => opts.nodes = flag_value(args, &mut i, "--nodes")?,
-            "--threads" => opts.threads = flag_value(args, &mut i, "--threads")?,
-            "--seed" => opts.seed = flag_value(args, &mut i, "--seed")?,
-            "--out" => out_path = flag_value(args, &mut i, "--out")?,
-            "--append" => append = true,
-            "--openings" => book = Some(flag_value(args, &mut i, "--openings")?),
-            "--random-plies" => random_plies = Some(flag_value(args, &mut i, "--random-plies")?),
-            "--hash" => opts.hash_mb = flag_value(args, &mut i, "--hash")?,
-            "--max-plies" => opts.max_plies = flag_value(args, &mut i, "--max-plies")?,
-            "--win-score" => opts.win_score = flag_value(args, &mut i, "--win-score")?,
-            "--win-plies" => opts.win_plies = flag_value(args, &mut i, "--win-plies")?,
-            "--max-opening-score" => {
-                opts.max_opening_score = flag_value(args, &mut i, "--max-opening-score")?
-            }
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return Ok(());
-            }
-            other => return Err(format!("unknown option '{other}'")),
-        }
-        i += 1;
-    }
+/// The `datagen` subcommand.
+pub fn command(args: DatagenArgs) -> Result<(), String> {
+    let DatagenArgs {
+        games,
+        nodes,
+        threads,
+        seed,
+        out: out_path,
+        append,
+        openings: book,
+        random_plies,
+        hash_mb,
+        max_plies,
+        win_score,
+        win_plies,
+        max_opening_score,
+    } = args;
+    let mut opts = DatagenOptions {
+        games,
+        nodes,
+        threads,
+        seed,
+        hash_mb,
+        max_plies,
+        win_score,
+        win_plies,
+        max_opening_score,
+        ..DatagenOptions::default()
+    };
     if !(1..=256).contains(&opts.threads) {
         return Err("--threads must be from 1 to 256".into());
     }

@@ -5,7 +5,6 @@
 //! test-suite runner (`epd`), and what the self-play tools share (`selfplay`).
 //! The engine never imports them.
 
-pub mod cli;
 pub mod datagen;
 pub mod epd;
 pub mod nnue_train;
