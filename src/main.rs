@@ -1,102 +1,137 @@
 //! The `guoxiang` binary: the UCI engine by default, plus the developer
 //! subcommands `perft`, `bench`, `epd`, `datagen`, `tune`, `nnue`, `spsa` and `sprt`.
+//!
+//! The command line is parsed by `clap`: every subcommand has its `--help`,
+//! and a usage error exits with status 2. The tools' options are declared
+//! next to their code (`guoxiang::tools::*::*Args`); a later flag overrides
+//! an earlier one, as repeated flags always did.
 
+use clap::builder::RangedU64ValueParser;
+use clap::{Args, Parser, Subcommand};
 use guoxiang::board::position::{Position, START_FEN};
 use guoxiang::perft::{divide, parse_suite, run_suite, SuiteOptions};
-use guoxiang::tools::cli::{exit_code, flag_value};
+use guoxiang::tools::{datagen, epd, nnue_train, sprt, spsa, tune};
 use std::process::ExitCode;
 use std::time::Instant;
 
-const USAGE: &str = "usage:
-  guoxiang                      run the UCI engine (reads commands on stdin)
-  guoxiang perft <depth> [fen] [--threads N] [--960]
-                                perft divide of one position (default: start position)
-  guoxiang perft --suite <file> [--max-depth D] [--max-count N] [--threads N] [--960]
-                                check every position of an EPD or block-format perft suite
-  guoxiang bench [depth]        fixed-depth search of the bench positions; prints nodes and nps
-  guoxiang epd <file> [--movetime MS | --nodes N | --depth D] [--workers N] [--max N]
-                                runs an EPD test suite (bm, am, STS c0 points); counts the solved
-  guoxiang datagen [--games N] [--nodes N] [--threads N] [--seed S] [--out FILE] [--openings FILE]
-                                self-play games; writes quiet positions as `FEN | result | score`
-  guoxiang tune --data FILE [--epochs N] [--lr X] [--out FILE] [--write-eval src/eval/terms.rs]
-                                Texel-tunes the evaluation weights on datagen positions
-  guoxiang nnue --data FILE [--epochs N] [--threads N] [--out FILE]
-                                trains the network evaluation on datagen positions
-  guoxiang spsa [--pairs N] [--nodes N | --tc BASE+INC] [--params a,b,..] [--threads N]
-                                tunes the search parameters on game pairs played in process
-  guoxiang sprt --name NAME [--prior A,B,C,D,E] [--elo0 X] [--elo1 Y] FILE.pgn...
-                                pools match PGNs by game pairs: pentanomial, Elo, SPRT LLR";
-
-fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        None => {
-            guoxiang::uci::run();
-            ExitCode::SUCCESS
-        }
-        Some("perft") => perft_command(&args[1..]),
-        Some("bench") => bench_command(&args[1..]),
-        Some("epd") => guoxiang::tools::epd::command(&args[1..]),
-        Some("datagen") => guoxiang::tools::datagen::command(&args[1..]),
-        Some("tune") => guoxiang::tools::tune::command(&args[1..]),
-        Some("nnue") => guoxiang::tools::nnue_train::command(&args[1..]),
-        Some("sprt") => guoxiang::tools::sprt::command(&args[1..]),
-        Some("spsa") => guoxiang::tools::spsa::command(&args[1..]),
-        Some("-h" | "--help" | "help") => {
-            println!("{USAGE}");
-            ExitCode::SUCCESS
-        }
-        Some(other) => {
-            eprintln!("unknown command '{other}'\n{USAGE}");
-            ExitCode::from(2)
-        }
-    }
+/// Guoxiang, a UCI chess engine. Without a subcommand it runs the engine,
+/// which reads UCI commands on stdin.
+#[derive(Parser)]
+#[command(name = "guoxiang", args_override_self = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
 }
 
-fn bench_command(args: &[String]) -> ExitCode {
-    let depth = match args.first() {
-        None => guoxiang::bench::DEFAULT_DEPTH,
-        Some(d) => match d.parse::<i32>() {
-            Ok(d) if (1..=64).contains(&d) => d,
-            _ => {
-                eprintln!("bench: depth must be a number from 1 to 64, not '{d}'");
-                return ExitCode::from(2);
-            }
-        },
+#[derive(Subcommand)]
+enum Command {
+    /// Perft divide of one position, or a check of every position of a perft suite
+    Perft(PerftArgs),
+    /// Fixed-depth search of the bench positions; prints nodes and nps
+    Bench(BenchArgs),
+    /// Runs an EPD test suite (bm, am, STS c0 points); counts the solved positions
+    ///
+    /// Searches each position of the suite and counts the solved ones: `bm`
+    /// (one of the best moves played), `am` (none of these played) and STS
+    /// `c0` points. Workers search different positions at once, one thread each.
+    Epd(epd::EpdArgs),
+    /// Self-play games; writes quiet positions as `FEN | result | score`
+    Datagen(datagen::DatagenArgs),
+    /// Texel-tunes the evaluation weights on datagen positions
+    Tune(tune::TuneArgs),
+    /// Trains the network evaluation on datagen positions
+    Nnue(nnue_train::NnueArgs),
+    /// Tunes the search parameters on game pairs played in process (SPSA)
+    Spsa(spsa::SpsaArgs),
+    /// Pools match PGNs by game pairs: pentanomial, Elo, SPRT LLR
+    ///
+    /// Pools the game pairs of every FILE with the pentanomials of earlier
+    /// parts (--prior), and prints the Elo estimate and the SPRT
+    /// log-likelihood ratio of H1 (--elo1) against H0 (--elo0).
+    Sprt(sprt::SprtArgs),
+}
+
+#[derive(Args)]
+struct PerftArgs {
+    /// Depth of the divide (0 to 20)
+    #[arg(
+        required_unless_present = "suite",
+        value_parser = clap::value_parser!(u32).range(0..=20)
+    )]
+    depth: Option<u32>,
+    /// The position, as one argument or as several words [default: the start position]
+    fen: Vec<String>,
+    /// Check every position of this EPD or block-format perft suite instead
+    #[arg(long, value_name = "FILE")]
+    suite: Option<String>,
+    /// With --suite: check depths up to D only
+    #[arg(long, value_name = "D")]
+    max_depth: Option<u32>,
+    /// With --suite: skip depths whose expected count is above N
+    #[arg(long, value_name = "N")]
+    max_count: Option<u64>,
+    /// Threads (1 to 1024)
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 1,
+        value_parser = RangedU64ValueParser::<usize>::new().range(1..=1024)
+    )]
+    threads: usize,
+    /// Chess960: castling moves printed as king takes rook (a FEN whose
+    /// castling field names files switches it on by itself)
+    #[arg(long = "960")]
+    chess960: bool,
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// Search depth (1 to 64)
+    #[arg(
+        default_value_t = guoxiang::bench::DEFAULT_DEPTH,
+        value_parser = clap::value_parser!(i32).range(1..=64)
+    )]
+    depth: i32,
+}
+
+fn main() -> ExitCode {
+    let Some(command) = Cli::parse().command else {
+        guoxiang::uci::run();
+        return ExitCode::SUCCESS;
     };
-    let (nodes, nps) = guoxiang::bench::run(depth, true);
+    let done = |result: Result<(), String>| result.map(|()| ExitCode::SUCCESS);
+    let result = match command {
+        Command::Perft(args) => perft(args),
+        Command::Bench(args) => Ok(bench(args)),
+        Command::Epd(args) => epd::command(args),
+        Command::Datagen(args) => done(datagen::command(args)),
+        Command::Tune(args) => done(tune::command(args)),
+        Command::Nnue(args) => nnue_train::command(args),
+        Command::Spsa(args) => done(spsa::command(args)),
+        Command::Sprt(args) => sprt::command(args),
+    };
+    result.unwrap_or_else(|message| {
+        eprintln!("error: {message}");
+        ExitCode::from(2)
+    })
+}
+
+fn bench(args: BenchArgs) -> ExitCode {
+    let (nodes, nps) = guoxiang::bench::run(args.depth, true);
     println!("{nodes} nodes {nps} nps");
     ExitCode::SUCCESS
 }
 
-fn perft_command(args: &[String]) -> ExitCode {
-    exit_code("perft", USAGE, perft_main(args))
-}
+fn perft(args: PerftArgs) -> Result<ExitCode, String> {
+    let defaults = SuiteOptions::default();
+    let opts = SuiteOptions {
+        max_depth: args.max_depth.unwrap_or(defaults.max_depth),
+        max_count: args.max_count.unwrap_or(defaults.max_count),
+        threads: args.threads,
+        chess960: args.chess960,
+    };
 
-fn perft_main(args: &[String]) -> Result<ExitCode, String> {
-    let mut opts = SuiteOptions::default();
-    let mut suite: Option<String> = None;
-    let mut positional: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        match args[i].as_str() {
-            "--suite" => suite = Some(flag_value(args, &mut i, "--suite")?),
-            "--max-depth" => opts.max_depth = flag_value(args, &mut i, "--max-depth")?,
-            "--max-count" => opts.max_count = flag_value(args, &mut i, "--max-count")?,
-            "--threads" => {
-                opts.threads = flag_value(args, &mut i, "--threads")?;
-                if !(1..=1024).contains(&opts.threads) {
-                    return Err("--threads must be from 1 to 1024".into());
-                }
-            }
-            "--960" => opts.chess960 = true,
-            other if other.starts_with("--") => return Err(format!("unknown option '{other}'")),
-            other => positional.push(other.to_string()),
-        }
-        i += 1;
-    }
-
-    if let Some(path) = suite {
+    if let Some(path) = args.suite {
         let text =
             std::fs::read_to_string(&path).map_err(|e| format!("cannot read '{path}': {e}"))?;
         let entries = parse_suite(&text)?;
@@ -120,18 +155,11 @@ fn perft_main(args: &[String]) -> Result<ExitCode, String> {
         });
     }
 
-    let depth: u32 = positional
-        .first()
-        .ok_or("missing depth")?
-        .parse()
-        .map_err(|_| format!("depth '{}' is not a number", positional[0]))?;
-    if depth > 20 {
-        return Err(format!("depth {depth} is too deep (at most 20)"));
-    }
-    let fen = if positional.len() > 1 {
-        positional[1..].join(" ")
-    } else {
+    let depth = args.depth.ok_or("missing depth")?;
+    let fen = if args.fen.is_empty() {
         START_FEN.to_string()
+    } else {
+        args.fen.join(" ")
     };
     let chess960 = opts.chess960
         || fen.split_whitespace().nth(2).is_some_and(|c| {
@@ -158,4 +186,15 @@ fn perft_main(args: &[String]) -> Result<ExitCode, String> {
         total as f64 / elapsed.max(1e-9) / 1e6
     );
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
 }

@@ -62,15 +62,21 @@ fn bad_arguments_fail_cleanly() {
     let empty = temp_file("empty.epd", "# nothing\n");
     let empty = empty.to_str().expect("utf-8 temp path");
     for (args, why) in [
-        (vec!["epd"], "no suite file"),
+        (vec!["epd"], "required arguments were not provided"),
         (vec!["epd", "/nonexistent/suite.epd"], "cannot read"),
         (vec!["epd", empty], "no usable positions"),
         (vec!["epd", path, "--depth", "3", "--nodes", "5"], "one of"),
         (vec!["epd", path, "--depth", "0"], "--depth"),
-        (vec!["epd", path, "--movetime", "abc"], "not a valid value"),
+        (
+            vec!["epd", path, "--movetime", "abc"],
+            "invalid value 'abc'",
+        ),
         (vec!["epd", path, "--workers", "0"], "--workers"),
-        (vec!["epd", path, "--hash"], "needs a value"),
-        (vec!["epd", path, "--bogus"], "unknown flag"),
+        (vec!["epd", path, "--hash"], "a value is required"),
+        (
+            vec!["epd", path, "--bogus"],
+            "unexpected argument '--bogus'",
+        ),
         (vec!["epd", path, "extra"], "unexpected argument"),
     ] {
         let err = assert_clean_failure(&args);

@@ -44,18 +44,17 @@
 //! deterministic), and games are written in order of their number, so the
 //! output is the same for a given seed whatever `--threads` is.
 
-use crate::board::movegen::legal_moves;
 use crate::board::moves::Move;
 use crate::board::position::Position;
-use crate::board::types::Color;
 use crate::eval::score::MATE_BOUND;
 use crate::search::time::Limits;
 use crate::search::tt::TranspositionTable;
 use crate::search::{search_sync, SearchRequest, ThreadData};
-use crate::tools::cli::{exit_code, flag_value};
+use crate::tools::selfplay::{
+    load_openings, pick_opening, rules_result, white_score, Adjudication, Adjudicator, Outcome, Rng,
+};
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -120,23 +119,6 @@ struct Game {
     plies: u64,
 }
 
-/// SplitMix64: small, fast, and good enough to pick openings.
-pub(crate) struct Rng(pub(crate) u64);
-
-impl Rng {
-    pub(crate) fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    pub(crate) fn below(&mut self, n: usize) -> usize {
-        ((self.next() as u128 * n as u128) >> 64) as usize
-    }
-}
-
 /// A one-thread search limited to `nodes`: the move and its score (side to
 /// move's view; 0 if not even depth 1 was finished).
 pub fn search_nodes(
@@ -156,27 +138,6 @@ pub fn search_nodes(
     (result.best, result.score)
 }
 
-/// The result the rules give `pos` (reached after the positions whose keys
-/// are `history`), from White's point of view: mate, stalemate, threefold
-/// repetition, the 50-move rule or a dead position; `None` while play goes on.
-pub(crate) fn rules_result(pos: &Position, history: &[u64]) -> Option<f64> {
-    if legal_moves(pos).is_empty() {
-        let side_to_move_loses = if pos.side_to_move() == Color::White {
-            0.0
-        } else {
-            1.0
-        };
-        return Some(if pos.in_check() {
-            side_to_move_loses
-        } else {
-            0.5
-        });
-    }
-    let drawn =
-        pos.fifty_move_clock_expired() || pos.is_dead_position() || pos.repetitions(history) >= 2;
-    drawn.then_some(0.5)
-}
-
 /// Plays game number `index`. The tables are cleared first, so the game
 /// depends only on the options and `index`.
 fn play_game(
@@ -191,44 +152,28 @@ fn play_game(
     let mut rng = Rng(opts.seed ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03));
     rng.next();
 
-    // Opening: a book line (or the start position) plus random plies; drawn
-    // again if it is over already or clearly lost for one side.
-    let mut pos = Position::startpos();
-    let mut history: Vec<u64> = Vec::new();
-    for attempt in 0..100 {
-        pos = match opts.openings.len() {
-            0 => Position::startpos(),
-            n => Position::from_fen(&opts.openings[rng.below(n)], false)
-                .unwrap_or_else(|_| Position::startpos()),
-        };
-        history.clear();
-        let mut ok = true;
-        for _ in 0..opts.random_plies {
-            let moves = legal_moves(&pos);
-            if moves.is_empty() {
-                ok = false;
-                break;
-            }
-            history.push(pos.key());
-            pos.make_move(moves[rng.below(moves.len())]);
-        }
-        if !ok || legal_moves(&pos).is_empty() {
-            continue;
-        }
-        if attempt < 99 && opts.max_opening_score > 0 {
-            let (_, score) = search_nodes(&pos, &history, opts.nodes, tt, data);
-            if score.abs() > opts.max_opening_score {
-                continue;
-            }
-        }
-        break;
-    }
+    // Opening: drawn again if it is clearly lost for one side.
+    let (mut pos, mut history) = pick_opening(
+        &opts.openings,
+        opts.random_plies,
+        &mut rng,
+        100,
+        |pos, history| {
+            opts.max_opening_score <= 0
+                || search_nodes(pos, history, opts.nodes, tt, data).1.abs()
+                    <= opts.max_opening_score
+        },
+    );
 
     let mut fens = Vec::new();
     let mut ply = 0usize;
-    // Plies in a row with a winning score, and for which side.
-    let mut streak = 0usize;
-    let mut streak_side = Color::White;
+    let mut adjudicator = Adjudicator::new(Adjudication {
+        win_score: opts.win_score,
+        win_plies: opts.win_plies,
+        draw_from: 0,
+        draw_score: 0,
+        draw_plies: 0,
+    });
     let result = loop {
         let stm = pos.side_to_move();
         if let Some(result) = rules_result(&pos, &history) {
@@ -241,24 +186,9 @@ fn play_game(
         let Some(best) = best else {
             break 0.5;
         };
-        let white_score = if stm == Color::White { score } else { -score };
-        if white_score.abs() > opts.win_score {
-            let side = if white_score > 0 {
-                Color::White
-            } else {
-                Color::Black
-            };
-            if streak > 0 && side == streak_side {
-                streak += 1;
-            } else {
-                streak = 1;
-                streak_side = side;
-            }
-            if streak >= opts.win_plies {
-                break if side == Color::White { 1.0 } else { 0.0 };
-            }
-        } else {
-            streak = 0;
+        let white_score = white_score(stm, score);
+        if let Some(result) = adjudicator.update(ply, white_score) {
+            break result;
         }
         if ply >= opts.skip_plies
             && !pos.in_check()
@@ -327,16 +257,16 @@ pub fn generate(
             pending.insert(index, game);
             while let Some(game) = pending.remove(&next_to_write) {
                 next_to_write += 1;
-                let result = match game.result {
-                    r if r > 0.75 => {
+                let result = match Outcome::of(game.result) {
+                    Outcome::Win => {
                         stats.white_wins += 1;
                         "1.0"
                     }
-                    r if r < 0.25 => {
+                    Outcome::Loss => {
                         stats.black_wins += 1;
                         "0.0"
                     }
-                    _ => {
+                    Outcome::Draw => {
                         stats.draws += 1;
                         "0.5"
                     }
@@ -367,84 +297,93 @@ pub fn generate(
     Ok(stats)
 }
 
-/// Reads an EPD or FEN file: the board, side, castling and en-passant fields
-/// of every line (plus the move counters when they are there). Lines that do
-/// not parse are skipped and counted.
-pub fn read_openings(text: &str) -> (Vec<String>, usize) {
-    let mut fens = Vec::new();
-    let mut bad = 0;
-    for line in text.lines() {
-        let line = line.split('|').next().unwrap_or("").trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        if fields.len() < 4 {
-            bad += 1;
-            continue;
-        }
-        let counters = fields.len() >= 6
-            && fields[4].parse::<u16>().is_ok()
-            && fields[5].parse::<u16>().is_ok();
-        let fen = if counters {
-            fields[..6].join(" ")
-        } else {
-            format!("{} 0 1", fields[..4].join(" "))
-        };
-        match Position::from_fen(&fen, false) {
-            Ok(p) if !legal_moves(&p).is_empty() => fens.push(fen),
-            _ => bad += 1,
-        }
-    }
-    (fens, bad)
+/// The options of `guoxiang datagen` (see the module documentation).
+#[derive(clap::Args, Debug)]
+pub struct DatagenArgs {
+    /// Games to play
+    #[arg(long, value_name = "N", default_value_t = DatagenOptions::default().games)]
+    games: u64,
+    /// Nodes searched per move (one search thread)
+    #[arg(long, value_name = "N", default_value_t = DatagenOptions::default().nodes)]
+    nodes: u64,
+    /// Games played at once, each thread with its own tables (1 to 256)
+    #[arg(long, value_name = "N", default_value_t = DatagenOptions::default().threads)]
+    threads: usize,
+    /// The seed of the random openings
+    #[arg(long, value_name = "S", default_value_t = DatagenOptions::default().seed)]
+    seed: u64,
+    /// Where the positions go (overwritten unless --append)
+    #[arg(long, value_name = "FILE", default_value = "selfplay.txt")]
+    out: String,
+    /// Append to --out instead of overwriting it
+    #[arg(long)]
+    append: bool,
+    /// An EPD or FEN file, one position a line; each game starts from a random
+    /// line of it [default: the start position]
+    #[arg(long, value_name = "FILE")]
+    openings: Option<String>,
+    /// Random legal plies played after the opening position [default: 4 with
+    /// --openings, 8 without]
+    #[arg(long, value_name = "N")]
+    random_plies: Option<usize>,
+    /// Transposition table per thread, in MB (1 to 4096)
+    #[arg(long = "hash", value_name = "MB", default_value_t = DatagenOptions::default().hash_mb)]
+    hash_mb: usize,
+    /// A game that lasts this many plies is a draw
+    #[arg(long, value_name = "N", default_value_t = DatagenOptions::default().max_plies)]
+    max_plies: usize,
+    /// A game is won once the search gives one side more than CP centipawns
+    /// for --win-plies plies in a row
+    #[arg(
+        long,
+        value_name = "CP",
+        default_value_t = DatagenOptions::default().win_score,
+        allow_negative_numbers = true
+    )]
+    win_score: i32,
+    /// See --win-score (at least 1)
+    #[arg(long, value_name = "N", default_value_t = DatagenOptions::default().win_plies)]
+    win_plies: usize,
+    /// Openings the search already scores beyond CP centipawns are drawn
+    /// again (0: never)
+    #[arg(
+        long,
+        value_name = "CP",
+        default_value_t = DatagenOptions::default().max_opening_score,
+        allow_negative_numbers = true
+    )]
+    max_opening_score: i32,
 }
-
-const USAGE: &str = "usage: guoxiang datagen [--games N] [--nodes N] [--threads N] [--seed S]
-                        [--out FILE] [--append] [--openings FILE] [--random-plies N]
-                        [--hash MB] [--max-plies N] [--win-score CP] [--win-plies N]
-                        [--max-opening-score CP]";
 
 /// The `datagen` subcommand.
-pub fn command(args: &[String]) -> ExitCode {
-    exit_code(
-        "datagen",
-        USAGE,
-        command_main(args).map(|()| ExitCode::SUCCESS),
-    )
-}
-
-fn command_main(args: &[String]) -> Result<(), String> {
-    let mut opts = DatagenOptions::default();
-    let mut out_path = "selfplay.txt".to_string();
-    let mut append = false;
-    let mut book: Option<String> = None;
-    let mut random_plies: Option<usize> = None;
-    let mut i = 0;
-    while i < args.len() {
-        match args[i].as_str() {
-            "--games" => opts.games = flag_value(args, &mut i, "--games")?,
-            "--nodes" => opts.nodes = flag_value(args, &mut i, "--nodes")?,
-            "--threads" => opts.threads = flag_value(args, &mut i, "--threads")?,
-            "--seed" => opts.seed = flag_value(args, &mut i, "--seed")?,
-            "--out" => out_path = flag_value(args, &mut i, "--out")?,
-            "--append" => append = true,
-            "--openings" => book = Some(flag_value(args, &mut i, "--openings")?),
-            "--random-plies" => random_plies = Some(flag_value(args, &mut i, "--random-plies")?),
-            "--hash" => opts.hash_mb = flag_value(args, &mut i, "--hash")?,
-            "--max-plies" => opts.max_plies = flag_value(args, &mut i, "--max-plies")?,
-            "--win-score" => opts.win_score = flag_value(args, &mut i, "--win-score")?,
-            "--win-plies" => opts.win_plies = flag_value(args, &mut i, "--win-plies")?,
-            "--max-opening-score" => {
-                opts.max_opening_score = flag_value(args, &mut i, "--max-opening-score")?
-            }
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return Ok(());
-            }
-            other => return Err(format!("unknown option '{other}'")),
-        }
-        i += 1;
-    }
+pub fn command(args: DatagenArgs) -> Result<(), String> {
+    let DatagenArgs {
+        games,
+        nodes,
+        threads,
+        seed,
+        out: out_path,
+        append,
+        openings: book,
+        random_plies,
+        hash_mb,
+        max_plies,
+        win_score,
+        win_plies,
+        max_opening_score,
+    } = args;
+    let mut opts = DatagenOptions {
+        games,
+        nodes,
+        threads,
+        seed,
+        hash_mb,
+        max_plies,
+        win_score,
+        win_plies,
+        max_opening_score,
+        ..DatagenOptions::default()
+    };
     if !(1..=256).contains(&opts.threads) {
         return Err("--threads must be from 1 to 256".into());
     }
@@ -455,12 +394,7 @@ fn command_main(args: &[String]) -> Result<(), String> {
         return Err("--nodes and --win-plies must be at least 1".into());
     }
     if let Some(path) = &book {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| format!("cannot read '{path}': {e}"))?;
-        let (fens, bad) = read_openings(&text);
-        if fens.is_empty() {
-            return Err(format!("'{path}' holds no usable position"));
-        }
+        let (fens, bad) = load_openings(path)?;
         eprintln!(
             "{} openings from {path}{}",
             fens.len(),
@@ -524,6 +458,8 @@ fn command_main(args: &[String]) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::movegen::legal_moves;
+    use crate::tools::selfplay::read_openings;
 
     fn run(opts: &DatagenOptions) -> (String, DatagenStats) {
         let mut out = Vec::new();

@@ -10,7 +10,6 @@ use crate::eval::EvalConfig;
 use crate::search::time::Limits;
 use crate::search::tt::TranspositionTable;
 use crate::search::{search_sync, SearchRequest, ThreadData};
-use crate::tools::cli::{exit_code, flag_value};
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -272,45 +271,66 @@ pub fn run(
         .ok_or_else(|| "a worker stopped early".to_string())
 }
 
-const USAGE: &str = "usage: guoxiang epd <file> [--movetime MS | --nodes N | --depth D]
-                    [--hash MB] [--workers N] [--max N] [--960] [--no-nnue] [--quiet]
-  Searches each position of an EPD test suite (default --movetime 1000, 16 MB,
-  one worker) and counts the solved ones: `bm` (one of the best moves played),
-  `am` (none of these played) and STS `c0` points. Workers search different
-  positions at once, one thread each; --no-nnue plays with the hand-written
-  evaluation alone (as `setoption name UseNNUE value false`).";
-
-pub fn command(args: &[String]) -> ExitCode {
-    exit_code("epd", USAGE, command_main(args))
+/// The options of `guoxiang epd`.
+#[derive(clap::Args, Debug)]
+pub struct EpdArgs {
+    /// The suite: one EPD position a line
+    file: String,
+    /// Milliseconds per position [default: 1000 unless --nodes or --depth]
+    #[arg(long, value_name = "MS")]
+    movetime: Option<u64>,
+    /// Nodes per position, instead of --movetime
+    #[arg(long, value_name = "N")]
+    nodes: Option<u64>,
+    /// Depth per position (1 to 64), instead of --movetime
+    #[arg(long, value_name = "D", allow_negative_numbers = true)]
+    depth: Option<i32>,
+    /// Transposition table per worker, in MB (1 to 65536)
+    #[arg(long = "hash", value_name = "MB", default_value_t = 16)]
+    hash_mb: usize,
+    /// Positions searched at once, one thread each (1 to 256)
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    workers: usize,
+    /// Only the first N usable positions [default: all]
+    #[arg(long, value_name = "N")]
+    max: Option<usize>,
+    /// Chess960 FENs: castling as king takes rook
+    #[arg(long = "960")]
+    chess960: bool,
+    /// Print the totals only
+    #[arg(long)]
+    quiet: bool,
+    /// Play with the hand-written evaluation alone (as `setoption name UseNNUE value false`)
+    #[arg(long)]
+    no_nnue: bool,
 }
 
-fn command_main(args: &[String]) -> Result<ExitCode, String> {
-    let mut file = None;
-    let mut limits = Limits::default();
-    let mut hash_mb = 16usize;
-    let mut workers = 1usize;
-    let mut max = usize::MAX;
-    let mut chess960 = false;
-    let mut quiet = false;
-    let mut eval = EvalConfig::default();
-    let mut i = 0;
-    while i < args.len() {
-        match args[i].as_str() {
-            "--movetime" => limits.movetime = Some(flag_value(args, &mut i, "--movetime")?),
-            "--nodes" => limits.nodes = Some(flag_value(args, &mut i, "--nodes")?),
-            "--depth" => limits.depth = Some(flag_value(args, &mut i, "--depth")?),
-            "--hash" => hash_mb = flag_value(args, &mut i, "--hash")?,
-            "--workers" => workers = flag_value(args, &mut i, "--workers")?,
-            "--max" => max = flag_value(args, &mut i, "--max")?,
-            "--960" => chess960 = true,
-            "--quiet" => quiet = true,
-            "--no-nnue" => eval = EvalConfig::hand_written(),
-            a if a.starts_with("--") => return Err(format!("unknown flag '{a}'")),
-            a if file.is_none() => file = Some(a.to_string()),
-            a => return Err(format!("unexpected argument '{a}'")),
-        }
-        i += 1;
-    }
+/// The `epd` subcommand.
+pub fn command(args: EpdArgs) -> Result<ExitCode, String> {
+    let EpdArgs {
+        file,
+        movetime,
+        nodes,
+        depth,
+        hash_mb,
+        workers,
+        max,
+        chess960,
+        quiet,
+        no_nnue,
+    } = args;
+    let eval = if no_nnue {
+        EvalConfig::hand_written()
+    } else {
+        EvalConfig::default()
+    };
+    let max = max.unwrap_or(usize::MAX);
+    let mut limits = Limits {
+        movetime,
+        nodes,
+        depth,
+        ..Limits::default()
+    };
     let limit_count = [
         limits.movetime.is_some(),
         limits.nodes.is_some(),
@@ -338,7 +358,6 @@ fn command_main(args: &[String]) -> Result<ExitCode, String> {
     if !(1..=256).contains(&workers) {
         return Err("--workers must be from 1 to 256".into());
     }
-    let file = file.ok_or("no suite file given")?;
     let text = std::fs::read_to_string(&file).map_err(|e| format!("cannot read {file}: {e}"))?;
 
     let mut entries = Vec::new();

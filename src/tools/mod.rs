@@ -2,12 +2,13 @@
 //! generation (`datagen`), Texel tuning of the hand-written weights
 //! (`tune`), SPSA tuning of the search parameters (`spsa`), the network
 //! trainer (`nnue_train`), SPRT pooling of match results (`sprt`) and the EPD
-//! test-suite runner (`epd`). The engine never imports them.
+//! test-suite runner (`epd`), and what the self-play tools share (`selfplay`).
+//! The engine never imports them.
 
-pub mod cli;
 pub mod datagen;
 pub mod epd;
 pub mod nnue_train;
+pub mod selfplay;
 pub mod sprt;
 pub mod spsa;
 pub mod tune;

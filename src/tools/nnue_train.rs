@@ -32,12 +32,8 @@
 use crate::board::position::Position;
 use crate::board::types::Color;
 use crate::eval::network::{feature, Network, HIDDEN, INPUTS, QA, QB, SCALE};
-use crate::tools::cli::{exit_code, flag_value};
 use std::process::ExitCode;
 use std::time::Instant;
-
-const USAGE: &str = "usage: guoxiang nnue --data FILE [--data FILE..] [--epochs N] [--batch N] \
-[--lr X] [--lambda X] [--hce-percent P] [--init FILE] [--threads N] [--seed S] [--out FILE]";
 
 /// Float weights are kept inside this range so that the quantised network
 /// cannot overflow its i16 accumulators (33 rows x 1.98 x QA < 32767).
@@ -139,7 +135,7 @@ impl FloatNet {
 
     /// Small uniform random weights.
     pub fn random(seed: u64, hce_percent: u32) -> FloatNet {
-        let mut rng = crate::tools::datagen::Rng(seed);
+        let mut rng = crate::tools::selfplay::Rng(seed);
         let mut uniform = |range: f32| {
             let unit = (rng.next() >> 40) as f32 / (1u64 << 24) as f32;
             (unit * 2.0 - 1.0) * range
@@ -363,7 +359,7 @@ pub fn train(
     };
     let threads = opts.threads.max(1);
     let mut grads: Vec<FloatNet> = (0..threads).map(|_| FloatNet::zeros()).collect();
-    let mut rng = crate::tools::datagen::Rng(opts.seed ^ 0x9E37_79B9_7F4A_7C15);
+    let mut rng = crate::tools::selfplay::Rng(opts.seed ^ 0x9E37_79B9_7F4A_7C15);
     let mut best = (net.clone(), f64::INFINITY);
     for epoch in 1..=opts.epochs {
         // Fisher-Yates shuffle.
@@ -452,48 +448,77 @@ pub fn parse_samples(text: &str, lambda: f32) -> (Vec<Sample>, usize) {
     (samples, bad)
 }
 
-pub fn command(args: &[String]) -> ExitCode {
-    exit_code("nnue", USAGE, command_main(args))
+/// The options of `guoxiang nnue` (see the module documentation).
+#[derive(clap::Args, Debug)]
+pub struct NnueArgs {
+    /// `FEN | result | score` lines from `guoxiang datagen` (repeatable)
+    #[arg(long, value_name = "FILE", required = true)]
+    data: Vec<String>,
+    /// Passes over the training positions
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    epochs: usize,
+    /// Positions per Adam step
+    #[arg(long, value_name = "N", default_value_t = 4096)]
+    batch: usize,
+    /// Adam's learning rate (a tenth of it for the last 30% of the epochs)
+    #[arg(
+        long,
+        value_name = "X",
+        default_value_t = 0.01,
+        allow_negative_numbers = true
+    )]
+    lr: f32,
+    /// The weight of the search score in the target (0 to 1):
+    /// lambda * sigmoid(score / 400) + (1 - lambda) * result
+    #[arg(
+        long,
+        value_name = "X",
+        default_value_t = 0.75,
+        allow_negative_numbers = true
+    )]
+    lambda: f32,
+    /// The score is P% of the hand-written evaluation plus the network (0 to
+    /// 100) [default: 0, or that of --init]
+    #[arg(long, value_name = "P")]
+    hce_percent: Option<u32>,
+    /// Start from this network file instead of random weights
+    #[arg(long, value_name = "FILE")]
+    init: Option<String>,
+    /// Threads
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    threads: usize,
+    /// The seed of the random weights and of the shuffles
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    seed: u64,
+    /// Where the network goes
+    #[arg(long, value_name = "FILE", default_value = "net.nnue")]
+    out: String,
 }
 
-fn command_main(args: &[String]) -> Result<ExitCode, String> {
-    let mut data = Vec::new();
+/// The `nnue` subcommand.
+pub fn command(args: NnueArgs) -> Result<ExitCode, String> {
+    let NnueArgs {
+        data,
+        epochs,
+        batch,
+        lr,
+        lambda,
+        hce_percent,
+        init: init_path,
+        threads,
+        seed,
+        out,
+    } = args;
+    let hce_percent_given = hce_percent.is_some();
     let mut opts = TrainOptions {
-        epochs: 20,
-        batch: 4096,
-        lr: 0.01,
-        threads: 1,
-        seed: 1,
-        hce_percent: 0,
+        epochs,
+        batch,
+        lr,
+        threads,
+        seed,
+        hce_percent: hce_percent.unwrap_or(0),
         init: None,
     };
-    let mut init_path: Option<String> = None;
-    let mut hce_percent_given = false;
-    let mut lambda = 0.75f32;
-    let mut out = String::from("net.nnue");
-    let mut i = 0;
-    while i < args.len() {
-        match args[i].as_str() {
-            "--data" => data.push(flag_value::<String>(args, &mut i, "--data")?),
-            "--epochs" => opts.epochs = flag_value(args, &mut i, "--epochs")?,
-            "--batch" => opts.batch = flag_value(args, &mut i, "--batch")?,
-            "--lr" => opts.lr = flag_value(args, &mut i, "--lr")?,
-            "--lambda" => lambda = flag_value(args, &mut i, "--lambda")?,
-            "--threads" => opts.threads = flag_value(args, &mut i, "--threads")?,
-            "--seed" => opts.seed = flag_value(args, &mut i, "--seed")?,
-            "--out" => out = flag_value(args, &mut i, "--out")?,
-            "--hce-percent" => {
-                opts.hce_percent = flag_value(args, &mut i, "--hce-percent")?;
-                hce_percent_given = true;
-            }
-            "--init" => init_path = Some(flag_value(args, &mut i, "--init")?),
-            other => return Err(format!("unknown option '{other}'")),
-        }
-        i += 1;
-    }
-    if data.is_empty() {
-        return Err("--data is required".into());
-    }
     if !(0.0..=1.0).contains(&lambda) || opts.batch == 0 || opts.epochs == 0 {
         return Err("--lambda must be in 0..1, --batch and --epochs above 0".into());
     }

@@ -10,14 +10,38 @@
 //! statistics are those of `../shared/tools/match.py`, so a single part
 //! reproduces its last line.
 
-use crate::tools::cli::{exit_code, flag_value};
 use std::collections::HashMap;
 use std::process::ExitCode;
 
-const USAGE: &str =
-    "usage: guoxiang sprt --name NAME [--prior A,B,C,D,E] [--elo0 X] [--elo1 Y] FILE.pgn...
-  pools the game pairs of every FILE (NAME: the engine under test, as in the PGN headers)
-  with an earlier part's pentanomial (--prior), and prints Elo and the SPRT LLR (default 0 5)";
+/// The options of `guoxiang sprt` (see the module documentation).
+#[derive(clap::Args, Debug)]
+pub struct SprtArgs {
+    /// The engine under test, as named in the PGN headers
+    #[arg(long, value_name = "NAME")]
+    name: String,
+    /// The pentanomial of an earlier part whose PGN is gone (repeatable)
+    #[arg(long, value_name = "A,B,C,D,E")]
+    prior: Vec<Pentanomial>,
+    /// The Elo of H0
+    #[arg(
+        long,
+        value_name = "X",
+        default_value_t = 0.0,
+        allow_negative_numbers = true
+    )]
+    elo0: f64,
+    /// The Elo of H1
+    #[arg(
+        long,
+        value_name = "Y",
+        default_value_t = 5.0,
+        allow_negative_numbers = true
+    )]
+    elo1: f64,
+    /// The matches' PGN files
+    #[arg(value_name = "FILE.pgn")]
+    files: Vec<String>,
+}
 
 /// Counts of game pairs by the tested engine's pair score: 0, 0.5, 1, 1.5, 2.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -171,28 +195,19 @@ pub fn tally_pgn(pgn: &str, name: &str) -> PgnTally {
     tally
 }
 
-pub fn command(args: &[String]) -> ExitCode {
-    exit_code("sprt", USAGE, run(args))
-}
-
-fn run(args: &[String]) -> Result<ExitCode, String> {
-    let mut name: Option<String> = None;
+/// The `sprt` subcommand.
+pub fn command(args: SprtArgs) -> Result<ExitCode, String> {
+    let SprtArgs {
+        name,
+        prior,
+        elo0,
+        elo1,
+        files,
+    } = args;
     let mut pooled = Pentanomial::default();
-    let (mut elo0, mut elo1) = (0.0, 5.0);
-    let mut files = Vec::new();
-    let mut i = 0;
-    while i < args.len() {
-        match args[i].as_str() {
-            "--name" => name = Some(flag_value(args, &mut i, "--name")?),
-            "--prior" => pooled.add(&flag_value::<Pentanomial>(args, &mut i, "--prior")?),
-            "--elo0" => elo0 = flag_value(args, &mut i, "--elo0")?,
-            "--elo1" => elo1 = flag_value(args, &mut i, "--elo1")?,
-            other if other.starts_with("--") => return Err(format!("unknown option '{other}'")),
-            other => files.push(other.to_string()),
-        }
-        i += 1;
+    for p in &prior {
+        pooled.add(p);
     }
-    let name = name.ok_or("--name is required")?;
     if elo1 <= elo0 {
         return Err(format!("--elo1 ({elo1}) must be above --elo0 ({elo0})"));
     }

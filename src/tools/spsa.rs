@@ -37,22 +37,33 @@
 //! once both sides' searches give one side more than 1000 cp for 4 plies in
 //! a row, a draw after ply 80 once both give no more than 10 cp for 8 plies.
 
-use crate::board::movegen::legal_moves;
 use crate::board::position::Position;
 use crate::board::types::Color;
 use crate::search::params::{SearchParams, Tunable, TUNABLES};
 use crate::search::time::Limits;
 use crate::search::tt::TranspositionTable;
 use crate::search::{search_sync, SearchRequest, SearchResult, ThreadData};
-use crate::tools::cli::{exit_code, flag_value};
-use crate::tools::datagen::{read_openings, rules_result, Rng};
+use crate::tools::selfplay::{
+    load_openings, pick_opening, rules_result, white_score, win_for, Adjudication, Adjudicator,
+    Outcome, Rng,
+};
 use std::io::Write;
-use std::process::ExitCode;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 const ALPHA: f64 = 0.602;
 const GAMMA: f64 = 0.101;
+
+/// The adjudication of the module documentation. "Both sides' searches
+/// agree for N plies in a row" is N + 1 scores in a row: each ply's and the
+/// one before it.
+const ADJUDICATION: Adjudication = Adjudication {
+    win_score: 1000,
+    win_plies: 4 + 1,
+    draw_from: 80 - 1,
+    draw_score: 10,
+    draw_plies: 8 + 1,
+};
 
 /// How each move of a game is limited.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -137,30 +148,6 @@ fn params_from(tuned: &[(Tunable, f64)], values: &[f64]) -> SearchParams {
     p
 }
 
-/// An opening: a book line (or the start position) and a few random plies,
-/// redrawn if it ends the game at once.
-fn pick_opening(opts: &SpsaOptions, rng: &mut Rng) -> (Position, Vec<u64>) {
-    loop {
-        let mut pos = match opts.openings.len() {
-            0 => Position::startpos(),
-            n => Position::from_fen(&opts.openings[rng.below(n)], false)
-                .unwrap_or_else(|_| Position::startpos()),
-        };
-        let mut history = Vec::new();
-        for _ in 0..opts.random_plies {
-            let moves = legal_moves(&pos);
-            if moves.is_empty() {
-                break;
-            }
-            history.push(pos.key());
-            pos.make_move(moves[rng.below(moves.len())]);
-        }
-        if !legal_moves(&pos).is_empty() {
-            return (pos, history);
-        }
-    }
-}
-
 /// Plays one game from the opening; the result from White's point of view.
 fn play_game(
     opts: &SpsaOptions,
@@ -173,9 +160,7 @@ fn play_game(
         MoveLimit::Clock { base_ms, .. } => [base_ms as i64; 2],
         MoveLimit::Nodes(_) => [0; 2],
     };
-    let mut win_streak = 0usize;
-    let mut draw_streak = 0usize;
-    let mut last_white_score = 0;
+    let mut adjudicator = Adjudicator::new(ADJUDICATION);
     for ply in 0..opts.max_plies {
         if let Some(result) = rules_result(&pos, &history) {
             return result;
@@ -208,32 +193,15 @@ fn play_game(
             let clock = &mut clocks[stm.index()];
             *clock -= started.elapsed().as_millis() as i64;
             if *clock < 0 {
-                return if stm == Color::White { 0.0 } else { 1.0 };
+                return win_for(!stm);
             }
             *clock += inc_ms as i64;
         }
         let Some(best) = best else {
             return 0.5;
         };
-        // Adjudication needs both sides to agree, so each side's latest score counts.
-        let white_score = if stm == Color::White { score } else { -score };
-        let agreed = [white_score, last_white_score];
-        last_white_score = white_score;
-        if agreed.iter().all(|s| *s > 1000) || agreed.iter().all(|s| *s < -1000) {
-            win_streak += 1;
-            if win_streak >= 4 {
-                return if white_score > 0 { 1.0 } else { 0.0 };
-            }
-        } else {
-            win_streak = 0;
-        }
-        if ply >= 80 && agreed.iter().all(|s| s.abs() <= 10) {
-            draw_streak += 1;
-            if draw_streak >= 8 {
-                return 0.5;
-            }
-        } else {
-            draw_streak = 0;
+        if let Some(result) = adjudicator.update(ply, white_score(stm, score)) {
+            return result;
         }
         history.push(pos.key());
         pos.make_move(best);
@@ -310,7 +278,13 @@ pub fn run(
 
                         let mut rng = Rng(opts.seed.rotate_left(17) ^ k);
                         rng.next();
-                        let opening = pick_opening(opts, &mut rng);
+                        let opening = pick_opening(
+                            &opts.openings,
+                            opts.random_plies,
+                            &mut rng,
+                            usize::MAX,
+                            |_, _| true,
+                        );
                         let (p_up, p_down) = (
                             params_from(&opts.tuned, &up),
                             params_from(&opts.tuned, &down),
@@ -332,10 +306,10 @@ pub fn run(
                             st.values[i] = moved.clamp(t.min as f64, t.max as f64);
                         }
                         for score in [first, second] {
-                            match score {
-                                s if s > 0.75 => st.outcome.wins += 1,
-                                s if s < 0.25 => st.outcome.losses += 1,
-                                _ => st.outcome.draws += 1,
+                            match Outcome::of(score) {
+                                Outcome::Win => st.outcome.wins += 1,
+                                Outcome::Loss => st.outcome.losses += 1,
+                                Outcome::Draw => st.outcome.draws += 1,
                             }
                         }
                         st.outcome.pairs += 1;
@@ -402,18 +376,62 @@ pub fn write_defaults(source: &str, values: &[(&str, i32)]) -> Result<String, St
     Ok(out)
 }
 
-const USAGE: &str = "usage: guoxiang spsa [--pairs N] [--nodes N | --tc BASE+INC] [--params a,b,..]
-                     [--start a=V,..] [--r-end X] [--threads N] [--hash MB] [--seed S]
-                     [--openings FILE] [--random-plies N] [--max-plies N] [--log FILE]
-                     [--write-params src/search/params.rs]";
-
-/// The `spsa` subcommand.
-pub fn command(args: &[String]) -> ExitCode {
-    exit_code(
-        "spsa",
-        USAGE,
-        command_main(args).map(|()| ExitCode::SUCCESS),
-    )
+/// The options of `guoxiang spsa` (see the module documentation).
+#[derive(clap::Args, Debug)]
+pub struct SpsaArgs {
+    /// Iterations, one game pair each
+    #[arg(long, value_name = "N", default_value_t = 1000)]
+    pairs: u64,
+    /// Nodes searched per move (the later of --nodes and --tc counts)
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 25_000,
+        overrides_with = "tc"
+    )]
+    nodes: u64,
+    /// A clock instead of --nodes: base time and increment in seconds, e.g. 2+0.02
+    #[arg(long, value_name = "BASE+INC", overrides_with = "nodes")]
+    tc: Option<String>,
+    /// The parameters to tune (see src/search/params.rs) [default: all]
+    #[arg(long, value_name = "a,b,..")]
+    params: Option<String>,
+    /// Where tuned parameters start [default: their defaults]
+    #[arg(long, value_name = "a=V,..")]
+    start: Vec<String>,
+    /// The learning rate at the end, relative to the step (above 0, below 1)
+    #[arg(
+        long,
+        value_name = "X",
+        default_value_t = 0.02,
+        allow_negative_numbers = true
+    )]
+    r_end: f64,
+    /// Game pairs played at once
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    threads: usize,
+    /// Transposition table per player, in MB (1 to 4096)
+    #[arg(long = "hash", value_name = "MB", default_value_t = 8)]
+    hash_mb: usize,
+    /// The seed of the perturbations and openings
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    seed: u64,
+    /// An EPD or FEN file, one position a line, for the openings [default: the start position]
+    #[arg(long, value_name = "FILE")]
+    openings: Option<String>,
+    /// Random legal plies played after the opening position [default: 2 with
+    /// --openings, 8 without]
+    #[arg(long, value_name = "N")]
+    random_plies: Option<usize>,
+    /// A game that lasts this many plies is a draw
+    #[arg(long, value_name = "N", default_value_t = 300)]
+    max_plies: usize,
+    /// One line per pair: iteration, result, every value
+    #[arg(long, value_name = "FILE")]
+    log: Option<String>,
+    /// Writes the final values as the defaults of this copy of src/search/params.rs
+    #[arg(long, value_name = "FILE")]
+    write_params: Option<String>,
 }
 
 fn parse_tc(text: &str) -> Result<MoveLimit, String> {
@@ -442,73 +460,48 @@ fn tunable(name: &str) -> Result<Tunable, String> {
         })
 }
 
-fn command_main(args: &[String]) -> Result<(), String> {
-    let mut opts = SpsaOptions {
-        pairs: 1000,
-        limit: MoveLimit::Nodes(25_000),
-        tuned: TUNABLES.iter().map(|t| (*t, t.default as f64)).collect(),
-        r_end: 0.02,
-        threads: 1,
-        hash_mb: 8,
-        seed: 1,
-        openings: Vec::new(),
-        random_plies: 8,
-        max_plies: 300,
+/// The `spsa` subcommand.
+pub fn command(args: SpsaArgs) -> Result<(), String> {
+    let limit = match &args.tc {
+        Some(tc) => parse_tc(tc)?,
+        None => MoveLimit::Nodes(args.nodes),
+    };
+    let tuned = match &args.params {
+        Some(list) => list
+            .split(',')
+            .filter(|s| !s.is_empty())
+            .map(|name| tunable(name).map(|t| (t, t.default as f64)))
+            .collect::<Result<_, _>>()?,
+        None => TUNABLES.iter().map(|t| (*t, t.default as f64)).collect(),
     };
     let mut start: Vec<(String, f64)> = Vec::new();
-    let mut random_plies: Option<usize> = None;
-    let mut log_path: Option<String> = None;
-    let mut write_path: Option<String> = None;
-    let mut i = 0;
-    while i < args.len() {
-        match args[i].as_str() {
-            "--pairs" => opts.pairs = flag_value(args, &mut i, "--pairs")?,
-            "--nodes" => opts.limit = MoveLimit::Nodes(flag_value(args, &mut i, "--nodes")?),
-            "--tc" => opts.limit = parse_tc(&flag_value::<String>(args, &mut i, "--tc")?)?,
-            "--params" => {
-                let list: String = flag_value(args, &mut i, "--params")?;
-                opts.tuned = list
-                    .split(',')
-                    .filter(|s| !s.is_empty())
-                    .map(|name| tunable(name).map(|t| (t, t.default as f64)))
-                    .collect::<Result<_, _>>()?;
-            }
-            "--start" => {
-                let list: String = flag_value(args, &mut i, "--start")?;
-                for item in list.split(',').filter(|s| !s.is_empty()) {
-                    let (name, value) = item
-                        .split_once('=')
-                        .and_then(|(n, v)| Some((n, v.parse::<f64>().ok()?)))
-                        .ok_or_else(|| format!("--start: '{item}' is not NAME=VALUE"))?;
-                    start.push((name.to_string(), value));
-                }
-            }
-            "--r-end" => opts.r_end = flag_value(args, &mut i, "--r-end")?,
-            "--threads" => opts.threads = flag_value(args, &mut i, "--threads")?,
-            "--hash" => opts.hash_mb = flag_value(args, &mut i, "--hash")?,
-            "--seed" => opts.seed = flag_value(args, &mut i, "--seed")?,
-            "--openings" => {
-                let path: String = flag_value(args, &mut i, "--openings")?;
-                let text = std::fs::read_to_string(&path)
-                    .map_err(|e| format!("cannot read {path}: {e}"))?;
-                let (fens, bad) = read_openings(&text);
-                if fens.is_empty() {
-                    return Err(format!("{path} holds no usable position ({bad} bad lines)"));
-                }
-                opts.openings = fens;
-            }
-            "--random-plies" => random_plies = Some(flag_value(args, &mut i, "--random-plies")?),
-            "--max-plies" => opts.max_plies = flag_value(args, &mut i, "--max-plies")?,
-            "--log" => log_path = Some(flag_value(args, &mut i, "--log")?),
-            "--write-params" => write_path = Some(flag_value(args, &mut i, "--write-params")?),
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return Ok(());
-            }
-            other => return Err(format!("unknown option '{other}'")),
+    for item in args.start.iter().flat_map(|list| list.split(',')) {
+        if item.is_empty() {
+            continue;
         }
-        i += 1;
+        let (name, value) = item
+            .split_once('=')
+            .and_then(|(n, v)| Some((n, v.parse::<f64>().ok()?)))
+            .ok_or_else(|| format!("--start: '{item}' is not NAME=VALUE"))?;
+        start.push((name.to_string(), value));
     }
+    let openings = match &args.openings {
+        Some(path) => load_openings(path)?.0,
+        None => Vec::new(),
+    };
+    let mut opts = SpsaOptions {
+        pairs: args.pairs,
+        limit,
+        tuned,
+        r_end: args.r_end,
+        threads: args.threads,
+        hash_mb: args.hash_mb,
+        seed: args.seed,
+        openings,
+        random_plies: 8,
+        max_plies: args.max_plies,
+    };
+    let (random_plies, log_path, write_path) = (args.random_plies, args.log, args.write_params);
     for (name, value) in start {
         let entry = opts
             .tuned
@@ -648,11 +641,20 @@ mod tests {
         assert_eq!(text.lines().count(), 4, "{text}");
     }
 
+    #[derive(clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: SpsaArgs,
+    }
+
     #[test]
     fn bad_arguments_are_refused_with_a_reason() {
-        let run = |args: &[&str]| {
-            let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-            command_main(&args).expect_err("refused")
+        use clap::Parser;
+        let run = |args: &[&str]| match Cli::try_parse_from(
+            std::iter::once("spsa").chain(args.iter().copied()),
+        ) {
+            Ok(cli) => command(cli.args).expect_err("refused"),
+            Err(e) => e.to_string(),
         };
         assert!(run(&["--params", "nope"]).contains("no parameter 'nope'"));
         assert!(run(&["--r-end", "2"]).contains("--r-end"));
@@ -662,7 +664,8 @@ mod tests {
         assert!(run(&["--start", "lmr_base"]).contains("NAME=VALUE"));
         assert!(run(&["--tc", "x+y"]).contains("--tc"));
         assert!(run(&["--openings", "/no/such/file"]).contains("cannot read"));
-        assert!(run(&["--frobnicate"]).contains("unknown option"));
+        assert!(run(&["--frobnicate"]).contains("unexpected argument '--frobnicate'"));
+        assert!(run(&["--pairs", "x"]).contains("--pairs"));
     }
 
     #[test]

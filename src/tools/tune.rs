@@ -68,8 +68,6 @@
 
 use crate::board::position::Position;
 use crate::eval::{default_params, trace, EvalTrace, Shape, TunableItem, TUNABLES};
-use crate::tools::cli::{exit_code, flag_value};
-use std::process::ExitCode;
 use std::time::Instant;
 
 /// The evaluation source this binary was built from.
@@ -577,66 +575,93 @@ pub fn weights_section(src: &str) -> Result<&str, String> {
     Ok(&src[start..end])
 }
 
-const USAGE: &str = "usage: guoxiang tune --data FILE [--epochs N] [--lr X] [--threads N] [--k K]
-                     [--loss mse|ce] [--validation F] [--reg X] [--min-count N]
-                     [--keep NAME,NAME...] [--limit N] [--out FILE] [--write-eval PATH]";
-
-/// The `tune` subcommand.
-pub fn command(args: &[String]) -> ExitCode {
-    exit_code(
-        "tune",
-        USAGE,
-        command_main(args).map(|()| ExitCode::SUCCESS),
-    )
+/// The options of `guoxiang tune` (see the module documentation).
+#[derive(clap::Args, Debug)]
+pub struct TuneArgs {
+    /// Positions from `guoxiang datagen`, `<FEN> | <result>` a line
+    #[arg(long, value_name = "FILE")]
+    data: String,
+    /// Full passes over the data (one Adam step each)
+    #[arg(long, value_name = "N", default_value_t = TuneConfig::default().epochs)]
+    epochs: usize,
+    /// The Adam step, in centipawns of effect
+    #[arg(
+        long,
+        value_name = "X",
+        default_value_t = TuneConfig::default().lr,
+        allow_negative_numbers = true
+    )]
+    lr: f64,
+    /// Threads (1 to 256)
+    #[arg(long, value_name = "N", default_value_t = TuneConfig::default().threads)]
+    threads: usize,
+    /// The scale K of the prediction sigmoid(K * eval / 400) [default: fitted]
+    #[arg(long, value_name = "K", allow_negative_numbers = true)]
+    k: Option<f64>,
+    /// The loss: mean squared error (mse) or cross-entropy (ce)
+    #[arg(long, value_name = "mse|ce", default_value = "mse")]
+    loss: String,
+    /// The share of the file, at its end, held out to validate (0 to 0.9)
+    #[arg(
+        long,
+        value_name = "F",
+        default_value_t = 0.1,
+        allow_negative_numbers = true
+    )]
+    validation: f64,
+    /// L2 pull towards the current weights: X * sum(((w - w0) / 100)^2)
+    #[arg(
+        long,
+        value_name = "X",
+        default_value_t = TuneConfig::default().reg,
+        allow_negative_numbers = true
+    )]
+    reg: f64,
+    /// Weights used by fewer training positions keep their values
+    #[arg(long, value_name = "N", default_value_t = TuneConfig::default().min_count)]
+    min_count: u64,
+    /// These weights (by `const` name, e.g. MOPUP_EDGE) keep their values
+    #[arg(long, value_name = "NAME,NAME...")]
+    keep: Vec<String>,
+    /// Read at most N lines [default: all]
+    #[arg(long, value_name = "N")]
+    limit: Option<usize>,
+    /// Writes the Weights section of src/eval/terms.rs with the tuned values
+    #[arg(long, value_name = "FILE", default_value = "tuned_weights.rs")]
+    out: String,
+    /// Rewrites the tuned weights in place in this copy of src/eval/terms.rs
+    #[arg(long, value_name = "PATH")]
+    write_eval: Option<String>,
 }
 
-fn command_main(args: &[String]) -> Result<(), String> {
-    let mut data: Option<String> = None;
-    let mut cfg = TuneConfig::default();
-    let mut fixed_k: Option<f64> = None;
-    let mut limit = usize::MAX;
-    let mut validation_share = 0.1f64;
-    let mut out = Some("tuned_weights.rs".to_string());
-    let mut write_eval: Option<String> = None;
-    let mut i = 0;
-    while i < args.len() {
-        match args[i].as_str() {
-            "--data" => data = Some(flag_value(args, &mut i, "--data")?),
-            "--epochs" => cfg.epochs = flag_value(args, &mut i, "--epochs")?,
-            "--lr" => cfg.lr = flag_value(args, &mut i, "--lr")?,
-            "--threads" => cfg.threads = flag_value(args, &mut i, "--threads")?,
-            "--k" => fixed_k = Some(flag_value(args, &mut i, "--k")?),
-            "--reg" => cfg.reg = flag_value(args, &mut i, "--reg")?,
-            "--min-count" => cfg.min_count = flag_value(args, &mut i, "--min-count")?,
-            "--keep" => {
-                let names: String = flag_value(args, &mut i, "--keep")?;
-                for name in names.split(',').filter(|n| !n.is_empty()) {
-                    if !TUNABLES.iter().any(|t| t.name == name) {
-                        return Err(format!("--keep: '{name}' is not a tunable weight"));
-                    }
-                    cfg.keep.push(name.to_string());
-                }
-            }
-            "--validation" => validation_share = flag_value(args, &mut i, "--validation")?,
-            "--limit" => limit = flag_value(args, &mut i, "--limit")?,
-            "--out" => out = Some(flag_value(args, &mut i, "--out")?),
-            "--write-eval" => write_eval = Some(flag_value(args, &mut i, "--write-eval")?),
-            "--loss" => {
-                cfg.kind = match flag_value::<String>(args, &mut i, "--loss")?.as_str() {
-                    "mse" => LossKind::Mse,
-                    "ce" => LossKind::CrossEntropy,
-                    other => return Err(format!("--loss: '{other}' is not mse or ce")),
-                }
-            }
-            "-h" | "--help" => {
-                println!("{USAGE}");
-                return Ok(());
-            }
-            other => return Err(format!("unknown option '{other}'")),
+/// The `tune` subcommand.
+pub fn command(args: TuneArgs) -> Result<(), String> {
+    let mut cfg = TuneConfig {
+        epochs: args.epochs,
+        lr: args.lr,
+        threads: args.threads,
+        reg: args.reg,
+        min_count: args.min_count,
+        ..TuneConfig::default()
+    };
+    for name in args.keep.iter().flat_map(|names| names.split(',')) {
+        if name.is_empty() {
+            continue;
         }
-        i += 1;
+        if !TUNABLES.iter().any(|t| t.name == name) {
+            return Err(format!("--keep: '{name}' is not a tunable weight"));
+        }
+        cfg.keep.push(name.to_string());
     }
-    let path = data.ok_or("--data is required")?;
+    cfg.kind = match args.loss.as_str() {
+        "mse" => LossKind::Mse,
+        "ce" => LossKind::CrossEntropy,
+        other => return Err(format!("--loss: '{other}' is not mse or ce")),
+    };
+    let (fixed_k, validation_share) = (args.k, args.validation);
+    let limit = args.limit.unwrap_or(usize::MAX);
+    let (out, write_eval) = (Some(args.out), args.write_eval);
+    let path = args.data;
     if !(1..=256).contains(&cfg.threads) {
         return Err("--threads must be from 1 to 256".into());
     }
