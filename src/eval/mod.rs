@@ -4,9 +4,15 @@
 
 pub mod network;
 pub mod score;
+mod tapered;
 mod terms;
+mod trace;
+mod weights;
 
-pub use terms::*;
+pub use tapered::S;
+pub use terms::{evaluate_hce, evaluate_verbose, phase};
+pub use trace::{default_params, idx, trace, EvalTrace, Shape, Tunable, TunableItem, TUNABLES};
+pub use weights::*;
 
 use crate::board::position::Position;
 
