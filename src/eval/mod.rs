@@ -4,10 +4,16 @@
 
 pub mod network;
 pub mod score;
+mod tapered;
 mod terms;
+mod trace;
 pub mod wdl;
+mod weights;
 
-pub use terms::*;
+pub use tapered::S;
+pub use terms::{evaluate_hce, evaluate_verbose, phase};
+pub use trace::{default_params, idx, trace, EvalTrace, Shape, Tunable, TunableItem, TUNABLES};
+pub use weights::*;
 
 use crate::board::position::Position;
 use network::{AccumulatorStack, Network};

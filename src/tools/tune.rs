@@ -4,7 +4,7 @@
 //! ```text
 //! guoxiang datagen --games 2000 --nodes 5000 --threads 2 --out selfplay.txt
 //! guoxiang tune --data selfplay.txt --epochs 300 --lr 1 --out tuned_weights.rs
-//! guoxiang tune --data selfplay.txt --write-eval src/eval/terms.rs   # then rebuild
+//! guoxiang tune --data selfplay.txt --write-eval src/eval/weights.rs   # then rebuild
 //! ```
 //!
 //! Options (defaults in brackets):
@@ -51,8 +51,8 @@
 //! passed-pawn king distances, mop-up) move in steps of about `--lr`
 //! centipawns of effect too. Finally the weights are rounded to integers.
 //!
-//! What is tuned and what is not: see the "Tuning support" section of
-//! `src/eval/terms.rs`. In short: material, piece-square tables, mobility, pawn
+//! What is tuned and what is not: see the tuning support,
+//! `src/eval/trace.rs`. In short: material, piece-square tables, mobility, pawn
 //! structure, passed pawns, piece terms, threats, pawn shield and king files,
 //! tempo, mop-up, and KING_DANGER_QUADRATIC / KING_DANGER_MAX /
 //! KING_DANGER_EG are tuned; the attack-unit tables, the end-game scale
@@ -60,18 +60,18 @@
 //! position uses (say the pawn table's first and last ranks) keep their
 //! values.
 //!
-//! Output: `--out` writes the whole Weights section of `src/eval/terms.rs` (as
-//! compiled into this binary) with the tuned values, ready to replace that
-//! section; `--write-eval PATH` rewrites the tuned `const`s of that file in
-//! place (same names, same layout), so a rebuild picks them up. The bench
-//! node count changes with the weights.
+//! Output: `--out` writes the whole of `src/eval/weights.rs` (as compiled
+//! into this binary) with the tuned values, ready to replace that file as it
+//! is; `--write-eval PATH` (normally `src/eval/weights.rs`) rewrites the
+//! tuned `const`s of that file in place (same names, same layout), so a
+//! rebuild picks them up. The bench node count changes with the weights.
 
 use crate::board::position::Position;
 use crate::eval::{default_params, trace, EvalTrace, Shape, TunableItem, TUNABLES};
 use std::time::Instant;
 
-/// The evaluation source this binary was built from.
-pub const EVAL_SOURCE: &str = include_str!("../eval/terms.rs");
+/// The weights source (`src/eval/weights.rs`) this binary was built from.
+pub const WEIGHTS_SOURCE: &str = include_str!("../eval/weights.rs");
 
 /// One training position.
 #[derive(Clone, Debug)]
@@ -481,7 +481,7 @@ pub fn param_name(i: usize) -> String {
 }
 
 /// The `pub const` item of `item` with the values of `w`, laid out as
-/// `src/eval/terms.rs` has it (and as rustfmt leaves it).
+/// `src/eval/weights.rs` has it (and as rustfmt leaves it).
 pub fn format_item(item: &TunableItem, w: &[i32]) -> String {
     let v = &w[item.offset..item.offset + item.shape.size()];
     let name = item.name;
@@ -549,7 +549,7 @@ fn find_item(src: &str, name: &str) -> Result<(usize, usize), String> {
     Err(format!("`{needle}` has no end"))
 }
 
-/// `src` (the text of `src/eval/terms.rs`) with every tunable `const` set to `w`.
+/// `src` (the text of `src/eval/weights.rs`) with every tunable `const` set to `w`.
 pub fn rewrite_source(src: &str, w: &[i32]) -> Result<String, String> {
     let mut out = src.to_string();
     for item in TUNABLES {
@@ -557,22 +557,6 @@ pub fn rewrite_source(src: &str, w: &[i32]) -> Result<String, String> {
         out.replace_range(a..b, &format_item(item, w));
     }
     Ok(out)
-}
-
-/// The Weights section of the text of `src/eval/terms.rs`: from its banner up to
-/// the next one.
-pub fn weights_section(src: &str) -> Result<&str, String> {
-    const BANNER: &str = "// ==========";
-    let missing = || "no Weights section in the evaluation source".to_string();
-    let title = src.find("\n// Weights").ok_or_else(missing)? + 1;
-    let start = src[..title].rfind(BANNER).ok_or_else(missing)?;
-    // Skip the title line and the banner under it.
-    let mut body = title;
-    for _ in 0..2 {
-        body += src[body..].find('\n').ok_or_else(missing)? + 1;
-    }
-    let end = src[body..].find(BANNER).map_or(src.len(), |i| body + i);
-    Ok(&src[start..end])
 }
 
 /// The options of `guoxiang tune` (see the module documentation).
@@ -626,10 +610,10 @@ pub struct TuneArgs {
     /// Read at most N lines [default: all]
     #[arg(long, value_name = "N")]
     limit: Option<usize>,
-    /// Writes the Weights section of src/eval/terms.rs with the tuned values
+    /// Writes the whole of src/eval/weights.rs with the tuned values
     #[arg(long, value_name = "FILE", default_value = "tuned_weights.rs")]
     out: String,
-    /// Rewrites the tuned weights in place in this copy of src/eval/terms.rs
+    /// Rewrites the tuned weights in place in this copy of src/eval/weights.rs
     #[arg(long, value_name = "PATH")]
     write_eval: Option<String>,
 }
@@ -687,7 +671,7 @@ pub fn command(args: TuneArgs) -> Result<(), String> {
         }
         None => None,
     };
-    weights_section(EVAL_SOURCE)?;
+    rewrite_source(WEIGHTS_SOURCE, &defaults)?;
 
     let t0 = Instant::now();
     let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read '{path}': {e}"))?;
@@ -784,18 +768,17 @@ pub fn command(args: TuneArgs) -> Result<(), String> {
     }
 
     if let Some(out) = out {
-        let section = weights_section(EVAL_SOURCE)?;
         let mut text = format!(
             "// Tuned by `guoxiang tune` on {path} ({} + {} positions), K = {k:.3}, epoch {},\n\
              // loss: train {before:.6} -> {after:.6}, validation {before_val} -> {after_val}.\n\
-             // Replaces the Weights section of src/eval/terms.rs.\n\n",
+             // Replaces src/eval/weights.rs as it is.\n\n",
             train.len(),
             validation.len(),
             result.best_epoch
         );
-        text.push_str(&rewrite_source(section, &rounded)?);
+        text.push_str(&rewrite_source(WEIGHTS_SOURCE, &rounded)?);
         std::fs::write(&out, text).map_err(|e| format!("cannot write '{out}': {e}"))?;
-        println!("tuned Weights section written to {out}");
+        println!("tuned weights.rs written to {out}");
     }
     if let (Some(p), Some(src)) = (&write_eval, eval_text) {
         let text = rewrite_source(&src, &rounded)?;
@@ -814,12 +797,14 @@ mod tests {
     #[test]
     fn rewriting_with_the_current_weights_changes_nothing() {
         let w = default_params();
-        assert_eq!(rewrite_source(EVAL_SOURCE, &w).as_deref(), Ok(EVAL_SOURCE));
-        let section = weights_section(EVAL_SOURCE).expect("section");
-        assert!(section.contains("pub const PAWN_VALUE: S"));
-        assert!(section.contains("pub const PHASE_MAX"));
-        assert!(!section.contains("Derived tables"));
-        assert_eq!(rewrite_source(section, &w).as_deref(), Ok(section));
+        assert_eq!(
+            rewrite_source(WEIGHTS_SOURCE, &w).as_deref(),
+            Ok(WEIGHTS_SOURCE)
+        );
+        // The whole file is the weights: the fixed ones too, nothing else.
+        assert!(WEIGHTS_SOURCE.contains("pub const PAWN_VALUE: S"));
+        assert!(WEIGHTS_SOURCE.contains("pub const PHASE_MAX"));
+        assert!(!WEIGHTS_SOURCE.contains("fn "));
     }
 
     #[test]
@@ -828,7 +813,7 @@ mod tests {
         w[idx::KNIGHT_VALUE] = 1234;
         w[idx::KING_PST_EG + 63] = -77;
         w[idx::PASSED_KING_OURS] = 9;
-        let text = rewrite_source(EVAL_SOURCE, &w).expect("rewrite");
+        let text = rewrite_source(WEIGHTS_SOURCE, &w).expect("rewrite");
         assert!(text.contains("pub const KNIGHT_VALUE: S = S(1234, "));
         assert!(text.contains("pub const PASSED_KING_OURS: i32 = 9;"));
         // The last entry of the table (h8) closes it, after its three neighbours.
