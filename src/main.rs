@@ -1,5 +1,5 @@
 //! The `guoxiang` binary: the UCI engine by default, plus the developer
-//! subcommands `perft`, `bench`, `epd`, `datagen`, `tune`, `nnue`, `spsa` and `sprt`.
+//! subcommands `perft`, `bench`, `epd`, `datagen`, `tune`, `nnue`, `spsa`, `sprt` and `wdl`.
 //!
 //! The command line is parsed by `clap`: every subcommand has its `--help`,
 //! and a usage error exits with status 2. The tools' options are declared
@@ -10,7 +10,7 @@ use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand};
 use guoxiang::board::position::{Position, START_FEN};
 use guoxiang::perft::{divide, parse_suite, run_suite, SuiteOptions};
-use guoxiang::tools::{datagen, epd, nnue_train, sprt, spsa, tune};
+use guoxiang::tools::{datagen, epd, nnue_train, sprt, spsa, tune, wdl};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -49,6 +49,12 @@ enum Command {
     /// parts (--prior), and prints the Elo estimate and the SPRT
     /// log-likelihood ratio of H1 (--elo1) against H0 (--elo0).
     Sprt(sprt::SprtArgs),
+    /// Fits the win/draw/loss model (UCI_ShowWDL) on datagen positions
+    ///
+    /// Fits the model's coefficients on the --fit files and prints
+    /// them, then compares predicted and observed W/D/L on the --check
+    /// files (other games than the fit saw) by score bucket and material band.
+    Wdl(wdl::WdlArgs),
 }
 
 #[derive(Args)]
@@ -109,6 +115,7 @@ fn main() -> ExitCode {
         Command::Nnue(args) => nnue_train::command(args),
         Command::Spsa(args) => done(spsa::command(args)),
         Command::Sprt(args) => sprt::command(args),
+        Command::Wdl(args) => done(wdl::command(args)),
     };
     result.unwrap_or_else(|message| {
         eprintln!("error: {message}");

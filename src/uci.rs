@@ -293,7 +293,7 @@ impl Engine {
             }
             ["setoption", rest @ ..] => {
                 self.finish_search();
-                if let Err(e) = self.cmd_setoption(rest) {
+                if let Err(e) = self.cmd_setoption(rest, line) {
                     self.out.info(&e);
                 }
             }
@@ -401,7 +401,10 @@ impl Engine {
         Ok(())
     }
 
-    fn cmd_setoption(&mut self, args: &[&str]) -> Result<(), String> {
+    /// `setoption name <name> [value <value>]`; `line` is the whole input
+    /// line, so that a value keeps its own spacing (a Windows path such as
+    /// `C:\My  Nets\net.nnue`).
+    fn cmd_setoption(&mut self, args: &[&str], line: &str) -> Result<(), String> {
         let ["name", rest @ ..] = args else {
             return Err("setoption: expected 'setoption name <name> [value <value>]'".into());
         };
@@ -409,7 +412,7 @@ impl Engine {
         let name = rest[..value_at.unwrap_or(rest.len())]
             .join(" ")
             .to_ascii_lowercase();
-        let value = value_at.map(|i| rest[i + 1..].join(" "));
+        let value = value_at.map(|_| raw_value(line));
         let need_value = || {
             value
                 .clone()
@@ -553,9 +556,8 @@ impl Engine {
             start,
             params: SearchParams::default(),
             eval: self.eval.clone(),
-            strength: self
-                .options
-                .limit_strength
+            // The top level is full strength itself.
+            strength: (self.options.limit_strength && self.options.elo < strength::MAX_ELO)
                 .then(|| Strength::new(self.options.elo)),
         };
         let data = std::mem::take(&mut self.thread_data);
@@ -666,6 +668,19 @@ impl Engine {
             }
         }
     }
+}
+
+/// The text after the first word `value` of a `setoption` line, as it
+/// was written (inner spaces kept), without the spaces around it.
+fn raw_value(line: &str) -> String {
+    let mut rest = line.trim_start();
+    while let Some(word) = rest.split_whitespace().next() {
+        rest = rest[word.len()..].trim_start();
+        if word.eq_ignore_ascii_case("value") {
+            return rest.trim_end().to_string();
+        }
+    }
+    String::new()
 }
 
 /// The words of `go` that start a limit; anything else is an unknown parameter.

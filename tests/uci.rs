@@ -1371,3 +1371,76 @@ fn the_last_info_line_reports_the_whole_search_and_starts_with_the_move_played()
         assert!(last.nodes >= limit * 95 / 100, "{} of {limit}", last.nodes);
     }
 }
+
+// ----- strength levels, win/draw/loss odds, option values with spaces -----
+
+#[test]
+fn a_strength_level_plays_legal_moves_and_its_last_line_starts_with_the_move_played() {
+    let mut e = engine();
+    e.send("setoption name UCI_LimitStrength value true");
+    for elo in ["1350", "1900", "2300"] {
+        e.send(&format!("setoption name UCI_Elo value {elo}"));
+        for position in [
+            "position startpos",
+            "position fen r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+        ] {
+            let pos = replay(position, false);
+            e.send(position);
+            let (lines, best) = e.go("go depth 20");
+            check_bestmove(&best, &pos);
+            let last = common::infos(&lines).pop().expect("an info line");
+            let played = best.split_whitespace().nth(1).expect("a move");
+            assert_eq!(
+                last.pv.first().map(String::as_str),
+                Some(played),
+                "{lines:?}"
+            );
+        }
+    }
+    // Out of range: refused, the level kept.
+    e.send("setoption name UCI_Elo value 99999");
+    let lines = e.sync();
+    assert!(
+        lines.iter().any(|l| l.contains("out of range")),
+        "{lines:?}"
+    );
+}
+
+#[test]
+fn wdl_appears_only_when_asked_and_sums_to_a_thousand() {
+    let mut e = engine();
+    e.send("position startpos");
+    let (lines, _) = e.go("go depth 6");
+    assert!(!lines.iter().any(|l| l.contains(" wdl ")), "{lines:?}");
+    e.send("setoption name UCI_ShowWDL value true");
+    let (lines, _) = e.go("go depth 6");
+    let scored: Vec<&String> = lines.iter().filter(|l| l.contains(" score ")).collect();
+    assert!(!scored.is_empty());
+    for line in scored {
+        let t: Vec<&str> = line.split_whitespace().collect();
+        let at = t.iter().position(|&w| w == "wdl").expect("a wdl field");
+        let sum: u32 = t[at + 1..at + 4]
+            .iter()
+            .map(|v| v.parse::<u32>().expect("a number"))
+            .sum();
+        assert_eq!(sum, 1000, "{line}");
+    }
+}
+
+#[test]
+fn an_eval_file_path_keeps_its_spaces() {
+    let dir = std::env::temp_dir().join(format!("guoxiang nets {}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temp folder");
+    let net = dir.join("my  net.nnue");
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/src/eval/net.nnue"),
+        &net,
+    )
+    .expect("copy the network");
+    let mut e = engine();
+    e.send(&format!("setoption name EvalFile value {}", net.display()));
+    e.wait_for("the load report", |l| {
+        l.starts_with("info string EvalFile: playing with")
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -5,15 +5,88 @@
 //! Input: `guoxiang datagen` files (`FEN | result | score`, White's point of
 //! view; the score is the search's at the datagen node count). Each position
 //! becomes (score, material, outcome) from the side to move's view. The fit
-//! maximises the likelihood of the outcomes over the eight coefficients with
+//! maximises the likelihood of the outcomes over the model's coefficients with
 //! Adam, on positions grouped by score (5 cp steps, within +-1500) and
 //! material. The check compares the mean predicted W, D and L with the
 //! observed shares in 50 cp buckets from -400 to +400, and by material band.
 
 use crate::board::position::Position;
-use crate::eval::wdl::{material, probabilities};
+use crate::eval::wdl::{knot_weights, material, probabilities, EDGE, FORTRESS, KNOTS, PARAMETERS};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+
+/// The options of `guoxiang wdl`.
+#[derive(clap::Args, Debug)]
+pub struct WdlArgs {
+    /// datagen files to fit the model on (repeatable)
+    #[arg(long, value_name = "FILE", required = true)]
+    fit: Vec<String>,
+    /// datagen files of other games to check the fit on (repeatable)
+    #[arg(long, value_name = "FILE")]
+    check: Vec<String>,
+    /// Adam steps of the fit
+    #[arg(long, value_name = "N", default_value_t = 40_000)]
+    steps: usize,
+    /// Fit on the positions whose score is within +-N cp only (the odds
+    /// matter most there; far from 0 every model says win or loss)
+    #[arg(long, value_name = "N", default_value_t = 300)]
+    max_score: i32,
+}
+
+/// Where every fit starts: the same odds at every material count.
+pub fn neutral_start() -> [f64; PARAMETERS] {
+    let k = KNOTS.len();
+    let mut c = [0.0; PARAMETERS];
+    c[..k].fill(150.0);
+    c[k..2 * k].fill(80.0);
+    c[FORTRESS..FORTRESS + k].fill(5.0);
+    c
+}
+
+/// The `wdl` subcommand.
+pub fn command(args: WdlArgs) -> Result<(), String> {
+    let read = |paths: &[String]| -> Result<Vec<Sample>, String> {
+        let mut samples = Vec::new();
+        for path in paths {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("cannot read '{path}': {e}"))?;
+            samples.extend(parse(&text));
+        }
+        Ok(samples)
+    };
+    let mut fitting = read(&args.fit)?;
+    fitting.retain(|s| s.score.abs() <= args.max_score);
+    if fitting.is_empty() {
+        return Err("no usable positions in the --fit files".into());
+    }
+    let (coefficients, loss) = fit(&fitting, neutral_start(), args.steps);
+    let row = |part: &[f64]| {
+        let cells: Vec<String> = part.iter().map(|c| format!("{c:.1}")).collect();
+        cells.join(", ")
+    };
+    let k = KNOTS.len();
+    println!(
+        "fitted on {} positions, loss {loss:.5}:\npub const COEFFICIENTS: [f64; PARAMETERS] = [\n    {}, //\n    {}, //\n    {}, //\n    {}, //\n];",
+        fitting.len(),
+        row(&coefficients[..k]),
+        row(&coefficients[k..2 * k]),
+        row(&coefficients[2 * k..3 * k]),
+        row(&coefficients[3 * k..])
+    );
+    println!(
+        "\nOn the fitted positions:\n{}",
+        check_table(&fitting, &coefficients)
+    );
+    if !args.check.is_empty() {
+        let checking = read(&args.check)?;
+        println!(
+            "On {} positions of other games:\n{}",
+            checking.len(),
+            check_table(&checking, &coefficients)
+        );
+    }
+    Ok(())
+}
 
 /// One position: score (side to move's view), material, outcome for the
 /// side to move (0: loss, 1: draw, 2: win).
@@ -68,41 +141,61 @@ fn grouped(samples: &[Sample]) -> Vec<(i32, i32, [f64; 3])> {
 }
 
 /// The negative log-likelihood per position, and its gradient.
-fn loss_and_gradient(cells: &[(i32, i32, [f64; 3])], c: &[f64; 8]) -> (f64, [f64; 8]) {
+fn loss_and_gradient(
+    cells: &[(i32, i32, [f64; 3])],
+    c: &[f64; PARAMETERS],
+) -> (f64, [f64; PARAMETERS]) {
     let mut loss = 0.0;
-    let mut grad = [0.0; 8];
+    let mut grad = [0.0; PARAMETERS];
     let mut total = 0.0;
     for &(x, m, n) in cells {
-        let t = f64::from(m.clamp(17, 78)) / 58.0;
-        let powers = [t * t * t, t * t, t, 1.0];
-        let (a, b) = crate::eval::wdl::model_parameters(c, m);
-        let x = f64::from(x);
-        let win = 1.0 / (1.0 + ((a - x) / b).exp());
-        let lose = 1.0 / (1.0 + ((a + x) / b).exp());
+        let (knot, f) = knot_weights(m);
+        let (a, b, fortress) = crate::eval::wdl::model_parameters(c, m);
+        let x = f64::from(x) + c[EDGE];
+        let keep = 1.0 - fortress;
+        let (sw, sl) = (
+            1.0 / (1.0 + ((a - x) / b).exp()),
+            1.0 / (1.0 + ((a + x) / b).exp()),
+        );
+        let (win, lose) = ((keep * sw).max(1e-9), (keep * sl).max(1e-9));
         let draw = (1.0 - win - lose).max(1e-9);
-        let (win, lose) = (win.max(1e-9), lose.max(1e-9));
-        // Derivatives of W and L by a and b.
-        let dw_da = -win * (1.0 - win) / b;
-        let dw_db = -win * (1.0 - win) * (x - a) / (b * b);
-        let dl_da = -lose * (1.0 - lose) / b;
-        let dl_db = -lose * (1.0 - lose) * (-x - a) / (b * b);
+        // Derivatives of W and L by a, b, the edge and the fortress share.
+        let dw_da = -keep * sw * (1.0 - sw) / b;
+        let dw_db = -keep * sw * (1.0 - sw) * (x - a) / (b * b);
+        let dl_da = -keep * sl * (1.0 - sl) / b;
+        let dl_db = -keep * sl * (1.0 - sl) * (-x - a) / (b * b);
+        // W turns with y as it turns against a, L with a.
+        let (dw_dy, dl_dy) = (-dw_da, dl_da);
+        let (dw_df, dl_df) = (-sw / 100.0, -sl / 100.0);
         let mut d_a = 0.0;
         let mut d_b = 0.0;
-        for (count, p, dp_da, dp_db) in [
-            (n[2], win, dw_da, dw_db),
-            (n[0], lose, dl_da, dl_db),
-            (n[1], draw, -dw_da - dl_da, -dw_db - dl_db),
+        let mut d_f = 0.0;
+        for (count, p, dp_da, dp_db, dp_dy, dp_df) in [
+            (n[2], win, dw_da, dw_db, dw_dy, dw_df),
+            (n[0], lose, dl_da, dl_db, dl_dy, dl_df),
+            (
+                n[1],
+                draw,
+                -dw_da - dl_da,
+                -dw_db - dl_db,
+                -dw_dy - dl_dy,
+                -dw_df - dl_df,
+            ),
         ] {
             if count > 0.0 {
                 loss -= count * p.ln();
                 d_a -= count * dp_da / p;
                 d_b -= count * dp_db / p;
+                grad[EDGE] -= count * dp_dy / p;
+                d_f -= count * dp_df / p;
             }
         }
         total += n.iter().sum::<f64>();
-        for i in 0..4 {
-            grad[i] += d_a * powers[i];
-            grad[4 + i] += d_b * powers[i];
+        let k = KNOTS.len();
+        for (at, weight) in [(knot, 1.0 - f), (knot + 1, f)] {
+            grad[at] += d_a * weight;
+            grad[k + at] += d_b * weight;
+            grad[FORTRESS + at] += d_f * weight;
         }
     }
     let total = total.max(1.0);
@@ -110,19 +203,24 @@ fn loss_and_gradient(cells: &[(i32, i32, [f64; 3])], c: &[f64; 8]) -> (f64, [f64
 }
 
 /// Maximum-likelihood coefficients, starting from `start`.
-pub fn fit(samples: &[Sample], start: [f64; 8], steps: usize) -> ([f64; 8], f64) {
+pub fn fit(samples: &[Sample], start: [f64; PARAMETERS], steps: usize) -> ([f64; PARAMETERS], f64) {
     let cells = grouped(samples);
     let mut c = start;
-    let (mut m, mut v) = ([0.0; 8], [0.0; 8]);
-    let (b1, b2, lr) = (0.9, 0.999, 2.0);
+    let (mut m, mut v) = ([0.0; PARAMETERS], [0.0; PARAMETERS]);
+    let (b1, b2) = (0.9, 0.999);
     for step in 1..=steps {
+        // The step shrinks to a fortieth over the run, so the fit settles.
+        let lr = 2.0 * (1.0 - 0.975 * step as f64 / steps as f64);
         let (_, g) = loss_and_gradient(&cells, &c);
-        for i in 0..8 {
+        for i in 0..PARAMETERS {
             m[i] = b1 * m[i] + (1.0 - b1) * g[i];
             v[i] = b2 * v[i] + (1.0 - b2) * g[i] * g[i];
             let m_hat = m[i] / (1.0 - f64::powi(b1, step as i32));
             let v_hat = v[i] / (1.0 - f64::powi(b2, step as i32));
             c[i] -= lr * m_hat / (v_hat.sqrt() + 1e-12);
+        }
+        for share in &mut c[FORTRESS..FORTRESS + KNOTS.len()] {
+            *share = share.clamp(0.0, 50.0);
         }
     }
     let (loss, _) = loss_and_gradient(&cells, &c);
@@ -138,7 +236,7 @@ pub struct Check {
 }
 
 impl Check {
-    fn add(&mut self, s: &Sample, c: &[f64; 8]) {
+    fn add(&mut self, s: &Sample, c: &[f64; PARAMETERS]) {
         let (w, d, l) = probabilities(c, s.score, s.material);
         self.positions += 1;
         for (i, p) in [w, d, l].into_iter().enumerate() {
@@ -173,7 +271,7 @@ pub type CheckRows<L> = Vec<(L, Check)>;
 
 /// The check on `samples`: by 50 cp bucket from -400 to +400, then by
 /// material band (positions within -400..+400).
-pub fn check(samples: &[Sample], c: &[f64; 8]) -> (CheckRows<i32>, CheckRows<(i32, i32)>) {
+pub fn check(samples: &[Sample], c: &[f64; PARAMETERS]) -> (CheckRows<i32>, CheckRows<(i32, i32)>) {
     let mut buckets: Vec<(i32, Check)> = (-8..8).map(|i| (i * 50, Check::default())).collect();
     let mut bands: Vec<((i32, i32), Check)> = MATERIAL_BANDS
         .iter()
@@ -196,7 +294,7 @@ pub fn check(samples: &[Sample], c: &[f64; 8]) -> (CheckRows<i32>, CheckRows<(i3
 }
 
 /// The check as Markdown tables.
-pub fn check_table(samples: &[Sample], c: &[f64; 8]) -> String {
+pub fn check_table(samples: &[Sample], c: &[f64; PARAMETERS]) -> String {
     let (buckets, bands) = check(samples, c);
     let mut out = String::new();
     let row = |out: &mut String, label: String, k: &Check| {
@@ -235,7 +333,7 @@ mod tests {
     use super::*;
 
     /// Outcomes drawn from the model itself with known coefficients.
-    fn synthetic(c: &[f64; 8]) -> Vec<Sample> {
+    fn synthetic(c: &[f64; PARAMETERS]) -> Vec<Sample> {
         let mut out = Vec::new();
         let mut state = 7u64;
         let mut unit = || {
@@ -277,9 +375,12 @@ mod tests {
 
     #[test]
     fn the_fit_recovers_the_model_it_was_drawn_from() {
-        let truth = [-20.0, 60.0, -30.0, 180.0, 10.0, -20.0, 30.0, 70.0];
+        let mut truth = crate::eval::wdl::COEFFICIENTS;
+        for (i, t) in truth.iter_mut().enumerate() {
+            *t += [30.0, -20.0, 10.0][i % 3];
+        }
         let samples = synthetic(&truth);
-        let (fitted, _) = fit(&samples, [0.0, 0.0, 0.0, 200.0, 0.0, 0.0, 0.0, 100.0], 1500);
+        let (fitted, _) = fit(&samples, neutral_start(), 3000);
         let (buckets, bands) = check(&samples, &fitted);
         for (x, k) in &buckets {
             assert!(k.worst_gap() < 3.0, "score {x}: {k:?}");
