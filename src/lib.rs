@@ -1,7 +1,11 @@
 //! Guoxiang (国象): a UCI chess engine.
 //!
-//! The library holds the board, move generation, perft, evaluation and
-//! search; `src/main.rs` is the command line and UCI front end.
+//! Areas, each depending only on those before it: `board` (rules, move
+//! generation), `eval` (score units, hand-written evaluation, network, WDL
+//! model), `search` (the alpha-beta search and its tables, strength levels),
+//! `tools` (the offline tools); on top, `uci` (the protocol), `perft` and
+//! `bench`. `src/main.rs` is the command line. `tests/architecture.rs` keeps
+//! the areas free of import cycles.
 
 // Every `unsafe` block says why it is sound.
 #![deny(clippy::undocumented_unsafe_blocks)]

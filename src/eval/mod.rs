@@ -1,6 +1,8 @@
-//! The evaluation: a hand-written tapered evaluation (`terms`) corrected by a
-//! small network (`network`), and the score units both share (`score`).
-//! It reads the board and nothing else.
+//! The evaluation: a hand-written tapered evaluation (`terms`, its weights
+//! in `weights`, the tuner's view of them in `trace`) corrected by a small
+//! network (`network`), the score units both share (`score`), and the
+//! win/draw/loss model of a score (`wdl`). It reads the board and nothing
+//! else; which evaluation plays travels with each search ([`EvalConfig`]).
 
 pub mod network;
 pub mod score;

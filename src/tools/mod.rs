@@ -2,7 +2,8 @@
 //! generation (`datagen`), Texel tuning of the hand-written weights
 //! (`tune`), SPSA tuning of the search parameters (`spsa`), the network
 //! trainer (`nnue_train`), SPRT pooling of match results (`sprt`) and the EPD
-//! test-suite runner (`epd`), and what the self-play tools share (`selfplay`).
+//! test-suite runner (`epd`), the WDL model fit (`wdl`), and what the
+//! self-play tools share (`selfplay`).
 //! The engine never imports them.
 
 pub mod datagen;
