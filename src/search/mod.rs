@@ -271,16 +271,7 @@ fn run_search(
                 .root_moves
                 .iter()
                 .take(request.multipv.min(main.root_moves.len()))
-                .map(|r| {
-                    (
-                        r.mv,
-                        if r.score == -INFINITE {
-                            r.previous_score
-                        } else {
-                            r.score
-                        },
-                    )
-                })
+                .map(|r| (r.mv, r.latest_score()))
                 .collect();
             let chosen = strength.choose(&lines, strength::random_unit());
             main.root_moves[..=chosen].rotate_right(1);

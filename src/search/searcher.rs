@@ -33,6 +33,18 @@ pub(super) struct RootMove {
     pub(super) nodes: u64,
 }
 
+impl RootMove {
+    /// The score to show and choose by: this iteration's, or the last
+    /// one's while this iteration has not reached the move yet.
+    pub(super) fn latest_score(&self) -> i32 {
+        if self.score == -INFINITE {
+            self.previous_score
+        } else {
+            self.score
+        }
+    }
+}
+
 #[derive(Clone, Copy, Default)]
 struct StackEntry {
     eval: i32,
@@ -972,11 +984,8 @@ impl<'a> Searcher<'a> {
         bound_score: i32,
     ) -> Option<SearchInfo> {
         let rm = &self.root_moves[line];
-        let (score, depth) = if rm.score == -INFINITE {
-            (rm.previous_score, self.root_depth - 1)
-        } else {
-            (rm.score, self.root_depth)
-        };
+        let score = rm.latest_score();
+        let depth = self.root_depth - i32::from(rm.score == -INFINITE);
         if depth < 1 || score == -INFINITE {
             return None;
         }
