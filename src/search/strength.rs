@@ -33,14 +33,14 @@ pub const MAX_ELO: i32 = 2500;
 const LINES: usize = 4;
 
 /// Calibration anchors: (rating, nodes per move, temperature in centipawns);
-/// levels in between are interpolated, nodes geometrically. Fitted by short
-/// matches against Stockfish 15.1 at the same `UCI_Elo` (3+0.03), then
-/// measured at 10+0.1, where Stockfish's levels play stronger: the lowest
-/// anchor was raised once after 1500 scored 32% there (docs/strength-levels.md).
-/// `MAX_ELO` itself is full strength (the UCI layer then sets no level).
+/// levels in between are interpolated, nodes geometrically. Fitted by
+/// matches against Stockfish 15.1 at the same `UCI_Elo`: first at 3+0.03,
+/// then, since Stockfish's levels play far stronger at 10+0.1, the 1350 and
+/// 1900 anchors again at 10+0.1 (docs/strength-levels.md). `MAX_ELO` itself
+/// is full strength (the UCI layer then sets no level).
 const ANCHORS: [(i32, f64, f64); 4] = [
-    (MIN_ELO, 2_360.0, 53.0),
-    (1900, 10_000.0, 42.0),
+    (MIN_ELO, 3_000.0, 50.0),
+    (1900, 80_000.0, 20.0),
     (2300, 300_000.0, 6.0),
     (MAX_ELO, 800_000.0, 0.0),
 ];
