@@ -107,6 +107,7 @@ const SUBCOMMANDS: &[(&str, &[&str])] = &[
         "sprt",
         &["--name", "--prior", "--elo0", "--elo1", "FILE.pgn"],
     ),
+    ("wdl", &["--fit", "--check", "--steps", "--max-score"]),
 ];
 
 #[test]
