@@ -1378,7 +1378,7 @@ fn the_last_info_line_reports_the_whole_search_and_starts_with_the_move_played()
 fn a_strength_level_plays_legal_moves_and_its_last_line_starts_with_the_move_played() {
     let mut e = engine();
     e.send("setoption name UCI_LimitStrength value true");
-    for elo in ["1350", "1900", "2300"] {
+    for elo in ["1350", "1900", "2200"] {
         e.send(&format!("setoption name UCI_Elo value {elo}"));
         for position in [
             "position startpos",

@@ -25,23 +25,25 @@ use std::time::Duration;
 /// The lowest level (Stockfish 15.1's lowest `UCI_Elo`).
 pub const MIN_ELO: i32 = 1350;
 /// The highest level: full strength's own rating on that scale at 10+0.1,
-/// bracketed by full-strength matches: 31.7% against `UCI_Elo 2650` (120
-/// games, about 2520) and 41.7% against `UCI_Elo 2500` (12 games).
-pub const MAX_ELO: i32 = 2500;
+/// bracketed by matches: a 400,000-node single-line search (about what full
+/// strength searches a move at that clock) scored 50.0% against `UCI_Elo
+/// 2300` (30 games), full strength 41.7% against 2500 (12 games) and 31.7%
+/// against 2650 (120 games); a logistic fit through the three puts it at
+/// 2310 (docs/strength-levels.md).
+pub const MAX_ELO: i32 = 2300;
 
 /// Root lines searched to choose among.
 const LINES: usize = 4;
 
 /// Calibration anchors: (rating, nodes per move, temperature in centipawns);
 /// levels in between are interpolated, nodes geometrically. Fitted by
-/// matches against Stockfish 15.1 at the same `UCI_Elo`: first at 3+0.03,
-/// then, since Stockfish's levels play far stronger at 10+0.1, the 1350 and
-/// 1900 anchors again at 10+0.1 (docs/strength-levels.md). `MAX_ELO` itself
-/// is full strength (the UCI layer then sets no level).
-const ANCHORS: [(i32, f64, f64); 4] = [
+/// matches against Stockfish 15.1 at the same `UCI_Elo` at 10+0.1 (the 1900
+/// anchor between 10,000 nodes, T 42: 20.3% and 80,000 nodes, T 20: 66%;
+/// docs/strength-levels.md). `MAX_ELO` itself is full strength (the UCI
+/// layer then sets no level); its anchor only shapes the levels below it.
+const ANCHORS: [(i32, f64, f64); 3] = [
     (MIN_ELO, 3_000.0, 50.0),
-    (1900, 80_000.0, 20.0),
-    (2300, 300_000.0, 6.0),
+    (1900, 40_000.0, 27.0),
     (MAX_ELO, 800_000.0, 0.0),
 ];
 
@@ -84,9 +86,15 @@ impl Strength {
         self.temperature
     }
 
-    /// Root lines to search: enough to choose among.
+    /// Root lines to search: enough to choose among, or only those asked
+    /// for when the level always plays its best line (no temperature), so
+    /// the whole node budget goes into that line.
     pub(super) fn lines(&self, asked: usize) -> usize {
-        asked.max(LINES)
+        if self.temperature <= 0.0 {
+            asked
+        } else {
+            asked.max(LINES)
+        }
     }
 
     /// `limits` with this level's node budget.
