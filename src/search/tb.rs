@@ -131,7 +131,7 @@ mod tests {
         let config = TablebaseConfig::default();
         for ply in [0, 1, 40, MAX_PLY, MAX_PLY + 10] {
             let win = config.score(Wdl::Win, ply);
-            assert!(win >= TB_WIN_BOUND && win < MATE_BOUND, "{ply}: {win}");
+            assert!((TB_WIN_BOUND..MATE_BOUND).contains(&win), "{ply}: {win}");
             assert_eq!(config.score(Wdl::Loss, ply), -win);
         }
         assert_eq!(config.score(Wdl::Draw, 3), 0);
