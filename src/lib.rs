@@ -15,6 +15,7 @@ pub mod board;
 pub mod eval;
 pub mod perft;
 pub mod search;
+pub mod tablebase;
 pub mod tools;
 pub mod uci;
 

@@ -12,17 +12,19 @@ use crate::board::movegen::legal_moves;
 use crate::board::moves::Move;
 use crate::board::position::{Position, START_FEN};
 use crate::eval::network::Network;
-use crate::eval::score::mate_in;
+use crate::eval::score::{mate_in, MAX_PLY, TB_WIN, TB_WIN_BOUND};
 use crate::eval::wdl;
 use crate::eval::EvalConfig;
 use crate::perft::divide;
 use crate::search::params::SearchParams;
 use crate::search::strength::{self, Strength};
+use crate::search::tb::TablebaseConfig;
 use crate::search::time::Limits;
 use crate::search::tt::{Bound, TranspositionTable};
 use crate::search::{
     SearchEvent, SearchHandle, SearchInfo, SearchRequest, SearchResult, ThreadData,
 };
+use crate::tablebase::Tablebases;
 use crossbeam_channel::{select, unbounded, Receiver, Sender};
 use std::io::{BufRead, Write};
 use std::sync::Arc;
@@ -163,6 +165,8 @@ pub struct Engine {
     out: Output,
     /// The evaluation searches play with (`UseNNUE`, `EvalFile`).
     eval: EvalConfig,
+    /// Syzygy tablebases and the options for probing them.
+    tablebases: TablebaseConfig,
 }
 
 /// Where the protocol lines go: stdout for the engine, any writer for
@@ -267,6 +271,7 @@ impl Engine {
             events_rx,
             out: Output { sink },
             eval: EvalConfig::default(),
+            tablebases: TablebaseConfig::default(),
         }
     }
 
@@ -363,6 +368,15 @@ impl Engine {
         self.out.line(&format!(
             "option name EvalFile type string default {EMBEDDED_NET_NAME}"
         ));
+        self.out
+            .line("option name SyzygyPath type string default <empty>");
+        self.out.line(&format!(
+            "option name SyzygyProbeDepth type spin default 1 min 1 max {MAX_PLY}"
+        ));
+        self.out
+            .line("option name Syzygy50MoveRule type check default true");
+        self.out
+            .line("option name SyzygyProbeLimit type spin default 7 min 0 max 7");
         self.out.line("option name Clear Hash type button");
         self.out.line("uciok");
     }
@@ -505,6 +519,22 @@ impl Engine {
                     ));
                 }
             }
+            "syzygypath" => {
+                let paths = value.clone().unwrap_or_default();
+                let (tables, notes) = match paths.trim() {
+                    "" | "<empty>" => (Tablebases::none(), Vec::new()),
+                    paths => Tablebases::open(paths),
+                };
+                for note in notes {
+                    self.out.info(&format!("SyzygyPath: {note}"));
+                }
+                self.tablebases.tables = Arc::new(tables);
+            }
+            "syzygyprobedepth" => {
+                self.tablebases.probe_depth = spin(1, MAX_PLY as u64)? as i32;
+            }
+            "syzygy50moverule" => self.tablebases.rule50 = check()?,
+            "syzygyprobelimit" => self.tablebases.probe_limit = spin(0, 7)? as usize,
             "clear hash" => {
                 self.tt.clear();
                 self.thread_data.iter_mut().for_each(ThreadData::clear);
@@ -559,6 +589,7 @@ impl Engine {
             // The top level is full strength itself.
             strength: (self.options.limit_strength && self.options.elo < strength::MAX_ELO)
                 .then(|| Strength::new(self.options.elo)),
+            tablebases: self.tablebases.clone(),
         };
         let data = std::mem::take(&mut self.thread_data);
         match SearchHandle::start(request, Arc::clone(&self.tt), data, self.events_tx.clone()) {
@@ -794,7 +825,7 @@ fn format_info(info: &SearchInfo, root: &Position, start: Instant, show_wdl: boo
     let nps = (info.nodes as f64 / elapsed.as_secs_f64().max(1e-3)) as u64;
     let score = match mate_in(info.score) {
         Some(m) => format!("mate {m}"),
-        None => format!("cp {}", info.score),
+        None => format!("cp {}", shown_cp(info.score)),
     };
     let bound = match info.bound {
         Some(Bound::Lower) => " lowerbound",
@@ -822,8 +853,22 @@ fn format_info(info: &SearchInfo, root: &Position, start: Instant, show_wdl: boo
         pv.push_str(&mv.to_uci(root.is_chess960()));
         pos.make_move(mv);
     }
+    let tbhits = info
+        .tbhits
+        .map_or(String::new(), |n| format!(" tbhits {n}"));
     format!(
-        "info depth {} seldepth {} multipv {} score {score}{bound}{wdl} nodes {} nps {nps} hashfull {} time {ms} pv{pv}",
+        "info depth {} seldepth {} multipv {} score {score}{bound}{wdl} nodes {} nps {nps} hashfull {} time {ms}{tbhits} pv{pv}",
         info.depth, info.seldepth, info.multipv, info.nodes, info.hashfull
     )
+}
+
+/// Centipawns to show for a score that is not a mate: a tablebase win `n`
+/// plies away shows as `20000 - n`, as Stockfish shows it, evaluations as
+/// they are.
+fn shown_cp(score: i32) -> i32 {
+    if score.abs() >= TB_WIN_BOUND {
+        score.signum() * (20_000 - (TB_WIN - score.abs()))
+    } else {
+        score
+    }
 }

@@ -10,6 +10,11 @@ pub const INFINITE: i32 = 32_001;
 pub const MATE: i32 = 32_000;
 /// Scores beyond this are mates (in at most MAX_PLY plies).
 pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32 - 1;
+/// A tablebase win `n` plies from the root scores `TB_WIN - n`: below every
+/// mate, far above every evaluation.
+pub const TB_WIN: i32 = MATE_BOUND - 1;
+/// Scores from here up to `MATE_BOUND` are tablebase wins.
+pub const TB_WIN_BOUND: i32 = TB_WIN - MAX_PLY as i32;
 
 /// Converts a score to "mate in N moves" if it is a mate score.
 pub fn mate_in(score: i32) -> Option<i32> {

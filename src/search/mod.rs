@@ -15,6 +15,7 @@ pub mod params;
 pub mod picker;
 mod searcher;
 pub mod strength;
+pub mod tb;
 pub mod thread;
 pub mod time;
 pub mod tt;
@@ -29,6 +30,7 @@ use crate::eval::EvalConfig;
 use crate::search::params::SearchParams;
 use crate::search::searcher::{lmr_table, RootMove, Searcher};
 use crate::search::strength::Strength;
+use crate::search::tb::{root_selection, TablebaseConfig};
 use crate::search::time::{Limits, TimeBudget};
 use crate::search::tt::{Bound, TranspositionTable};
 use crossbeam_channel::Sender;
@@ -47,6 +49,8 @@ pub struct SearchInfo {
     pub nodes: u64,
     pub time: Duration,
     pub hashfull: u32,
+    /// Tablebase probes so far; `None` when no tables are loaded.
+    pub tbhits: Option<u64>,
     pub pv: Vec<Move>,
 }
 
@@ -88,6 +92,8 @@ struct SharedState {
     /// When `ponderhit` came, in nanoseconds after the `go`; 0 before (or without) one.
     ponderhit_ns: AtomicU64,
     node_counts: Vec<AtomicU64>,
+    /// Tablebase probes by all threads.
+    tbhits: AtomicU64,
     /// The deepest iteration any helper has completed: (depth, score, pv).
     deepest_helper: std::sync::Mutex<Option<(i32, i32, Vec<Move>)>>,
 }
@@ -100,6 +106,7 @@ impl SharedState {
             pondering: AtomicBool::new(pondering),
             ponderhit_ns: AtomicU64::new(0),
             node_counts: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
+            tbhits: AtomicU64::new(0),
             deepest_helper: std::sync::Mutex::new(None),
         }
     }
@@ -128,6 +135,8 @@ pub struct SearchRequest {
     pub eval: EvalConfig,
     /// A limited playing strength (`UCI_LimitStrength`); `None`: full strength.
     pub strength: Option<Strength>,
+    /// Syzygy tablebases and how to probe them.
+    pub tablebases: TablebaseConfig,
 }
 
 impl SearchRequest {
@@ -146,6 +155,7 @@ impl SearchRequest {
             params: SearchParams::default(),
             eval: EvalConfig::default(),
             strength: None,
+            tablebases: TablebaseConfig::default(),
         }
     }
 }
@@ -162,8 +172,37 @@ fn root_moves(pos: &Position, limits: &Limits) -> Vec<RootMove> {
             pv: vec![mv],
             seldepth: 0,
             nodes: 0,
+            tablebase: None,
         })
         .collect()
+}
+
+/// At a root in the tablebases, keeps the moves that hold the best result
+/// (all of them, ordered by result, when several lines are asked for) and
+/// notes each one's verdict; elsewhere leaves the roots as they are.
+fn apply_tablebases(roots: &mut Vec<RootMove>, request: &SearchRequest, shared: &SharedState) {
+    let config = &request.tablebases;
+    let Some(ranks) = config.rank_root(&request.position) else {
+        return;
+    };
+    shared
+        .tbhits
+        .fetch_add(ranks.len() as u64, Ordering::Relaxed);
+    let listed = |mv: Move| roots.iter().any(|r| r.mv == mv);
+    let selection = root_selection(&ranks, config, request.multipv, listed);
+    if selection.is_empty() {
+        return;
+    }
+    let mut kept = Vec::with_capacity(selection.len());
+    for (mv, verdict) in selection {
+        if let Some(root) = roots.iter().find(|r| r.mv == mv) {
+            kept.push(RootMove {
+                tablebase: Some(verdict),
+                ..root.clone()
+            });
+        }
+    }
+    *roots = kept;
 }
 
 /// Puts the hash move (when legal and among the roots) first, keeping the
@@ -189,6 +228,7 @@ fn run_search(
 ) -> SearchResult {
     // A strength level searches with one thread, its node budget and
     // several root lines to choose among.
+    let original = request;
     let limited;
     let request = match &request.strength {
         Some(strength) => {
@@ -198,6 +238,7 @@ fn run_search(
                 threads: 1,
                 multipv: strength.lines(request.multipv),
                 eval: request.eval.clone(),
+                tablebases: request.tablebases.clone(),
                 ..*request
             };
             &limited
@@ -214,6 +255,7 @@ fn run_search(
     if roots.is_empty() {
         return SearchResult::default();
     }
+    apply_tablebases(&mut roots, original, shared);
     tt.new_search();
     hash_move_first(&mut roots, tt, &pos);
     let budget = TimeBudget::new(

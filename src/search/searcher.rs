@@ -8,10 +8,11 @@ use crate::board::moves::{Move, MoveList};
 use crate::board::position::Position;
 use crate::board::see::{see_ge, see_value};
 use crate::board::types::PieceKind;
-use crate::eval::score::{mate_in, INFINITE, MATE, MATE_BOUND, MAX_PLY};
+use crate::eval::score::{mate_in, INFINITE, MATE, MATE_BOUND, MAX_PLY, TB_WIN_BOUND};
 use crate::search::history::{piece_to, Previous, TT_MOVE_SCORE};
 use crate::search::params::SearchParams;
 use crate::search::picker::{pick, MovePicker};
+use crate::search::tb::{RootTablebase, TablebaseConfig};
 use crate::search::time::{Limits, TimeBudget};
 use crate::search::tt::{Bound, TranspositionTable, TtHit};
 use crate::search::{SearchEvent, SearchInfo, SearchRequest, SharedState, ThreadData};
@@ -31,6 +32,8 @@ pub(super) struct RootMove {
     pub(super) seldepth: usize,
     /// Nodes this thread has spent below this move, over all iterations.
     pub(super) nodes: u64,
+    /// The move's tablebase result when the root is in the tables.
+    pub(super) tablebase: Option<RootTablebase>,
 }
 
 impl RootMove {
@@ -41,6 +44,16 @@ impl RootMove {
             self.previous_score
         } else {
             self.score
+        }
+    }
+
+    /// The score to show: the search's, or at a tablebase root the
+    /// tables' verdict unless the search has found a mate.
+    pub(super) fn shown_score(&self) -> i32 {
+        let score = self.latest_score();
+        match self.tablebase {
+            Some(tb) if score.abs() < MATE_BOUND => tb.score,
+            _ => score,
         }
     }
 }
@@ -77,6 +90,7 @@ pub(super) struct Searcher<'a> {
     data: &'a mut ThreadData,
     pub(super) events: Option<&'a Sender<SearchEvent>>,
     limits: &'a Limits,
+    tablebases: &'a TablebaseConfig,
     budget: TimeBudget,
     start: Instant,
     pub(super) nodes: u64,
@@ -119,6 +133,7 @@ impl<'a> Searcher<'a> {
             data,
             events: None,
             limits: &request.limits,
+            tablebases: &request.tablebases,
             budget,
             start: request.start,
             nodes: 0,
@@ -349,6 +364,28 @@ impl<'a> Searcher<'a> {
             )
         };
         self.stack[ply].eval = static_eval;
+
+        // Right after a capture or pawn move with few pieces left, the
+        // tablebases know the result: take it where it settles the window.
+        if !root && excluded.is_none() && self.tablebases.probes_node(pos, depth) {
+            if let Some(wdl) = self.tablebases.tables.probe_wdl(pos) {
+                self.shared.tbhits.fetch_add(1, Ordering::Relaxed);
+                let score = self.tablebases.score(wdl, ply);
+                let (bound, settles) = if score >= TB_WIN_BOUND {
+                    (Bound::Lower, score >= beta)
+                } else if score <= -TB_WIN_BOUND {
+                    (Bound::Upper, score <= alpha)
+                } else {
+                    (Bound::Exact, true)
+                };
+                if settles {
+                    let depth = (depth + 6).min(MAX_PLY as i32 - 1);
+                    let stored = score_to_tt(score, ply);
+                    self.tt.store(key, None, stored, raw_eval, depth, bound);
+                    return score;
+                }
+            }
+        }
         let improving = !in_check && ply >= 2 && eval > self.stack[ply - 2].eval;
         let us = pos.side_to_move();
         let has_pieces =
@@ -386,7 +423,7 @@ impl<'a> Searcher<'a> {
                     return 0;
                 }
                 if score >= beta {
-                    return if score >= MATE_BOUND { beta } else { score };
+                    return if score >= TB_WIN_BOUND { beta } else { score };
                 }
             }
         }
@@ -838,7 +875,7 @@ impl<'a> Searcher<'a> {
                 self.seldepth = 0;
                 let previous = self.root_moves[pv_index].previous_score;
                 let mut delta = self.p.aspiration_delta;
-                let (mut alpha, mut beta) = if depth >= 5 && previous.abs() < MATE_BOUND {
+                let (mut alpha, mut beta) = if depth >= 5 && previous.abs() < TB_WIN_BOUND {
                     (
                         (previous - delta).max(-INFINITE),
                         (previous + delta).min(INFINITE),
@@ -877,6 +914,11 @@ impl<'a> Searcher<'a> {
                 break;
             }
             self.completed_depth = depth;
+            // At a tablebase root the lines go by the tables' verdict first.
+            if self.root_moves[0].tablebase.is_some() {
+                self.root_moves
+                    .sort_by_key(|r| std::cmp::Reverse(r.tablebase.map(|t| t.rank)));
+            }
             if !self.is_main() {
                 self.publish_helper_result(depth, max_depth);
                 continue;
@@ -984,9 +1026,9 @@ impl<'a> Searcher<'a> {
         bound_score: i32,
     ) -> Option<SearchInfo> {
         let rm = &self.root_moves[line];
-        let score = rm.latest_score();
+        let score = rm.shown_score();
         let depth = self.root_depth - i32::from(rm.score == -INFINITE);
-        if depth < 1 || score == -INFINITE {
+        if depth < 1 || rm.latest_score() == -INFINITE {
             return None;
         }
         Some(SearchInfo {
@@ -998,6 +1040,8 @@ impl<'a> Searcher<'a> {
             nodes: self.total_nodes(),
             time: self.start.elapsed(),
             hashfull: self.tt.hashfull(),
+            tbhits: (self.tablebases.cardinality() > 0)
+                .then(|| self.shared.tbhits.load(Ordering::Relaxed)),
             pv: rm.pv.clone(),
         })
     }
@@ -1035,11 +1079,12 @@ fn tt_cutoff(hit: &TtHit, ply: usize, alpha: i32, beta: i32) -> Option<i32> {
     settles.then_some(score)
 }
 
-/// Mate scores are stored relative to the node, read back relative to the root.
+/// Mate and tablebase scores are stored relative to the node, read back
+/// relative to the root.
 fn score_to_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= TB_WIN_BOUND {
         score + ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -TB_WIN_BOUND {
         score - ply as i32
     } else {
         score
@@ -1047,9 +1092,9 @@ fn score_to_tt(score: i32, ply: usize) -> i32 {
 }
 
 fn score_from_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= TB_WIN_BOUND {
         score - ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -TB_WIN_BOUND {
         score + ply as i32
     } else {
         score

@@ -1,0 +1,174 @@
+//! How the search uses Syzygy tablebases (`crate::tablebase` probes them):
+//! which positions to probe, what a result scores, and the root's ranking.
+//!
+//! - At the root, a position in the tables ranks its moves by distance to
+//!   zeroing and the search only plays among those with the best rank, so a
+//!   won ending is converted inside the 50-move rule and a drawn one is never
+//!   lost (with `MultiPV` above 1 every move stays, lines ordered by rank).
+//! - Inside the tree, a node right after a capture or pawn move with few
+//!   enough pieces is probed for win/draw/loss; a win scores below every mate
+//!   and above every evaluation, so the two never collide.
+
+use crate::board::moves::Move;
+use crate::board::position::Position;
+use crate::eval::score::{MAX_PLY, TB_WIN};
+use crate::tablebase::{RootMoveRank, Tablebases, Wdl};
+use std::sync::Arc;
+
+/// The tables and the UCI options that govern probing them.
+#[derive(Clone, Debug)]
+pub struct TablebaseConfig {
+    pub tables: Arc<Tablebases>,
+    /// Probe inside the tree only from this remaining depth on
+    /// (`SyzygyProbeDepth`).
+    pub probe_depth: i32,
+    /// Probe only positions with at most this many pieces
+    /// (`SyzygyProbeLimit`).
+    pub probe_limit: usize,
+    /// Count the 50-move rule: cursed wins and blessed losses are draws
+    /// (`Syzygy50MoveRule`).
+    pub rule50: bool,
+}
+
+impl Default for TablebaseConfig {
+    fn default() -> TablebaseConfig {
+        TablebaseConfig {
+            tables: Arc::new(Tablebases::none()),
+            probe_depth: 1,
+            probe_limit: 7,
+            rule50: true,
+        }
+    }
+}
+
+impl TablebaseConfig {
+    /// The most pieces a probe may have: the option's limit and the largest
+    /// table found.
+    pub fn cardinality(&self) -> usize {
+        self.probe_limit.min(self.tables.max_pieces())
+    }
+
+    /// Whether `pos` may be looked up at all: few enough pieces and no
+    /// castling rights (the tables assume none).
+    pub fn covers(&self, pos: &Position) -> bool {
+        let pieces = pos.occupied().count() as usize;
+        pieces <= self.cardinality() && pos.castling_rights() == 0
+    }
+
+    /// Whether an inner node is probed: right after a capture or pawn move,
+    /// deep enough (or already below the largest tables' size).
+    pub(super) fn probes_node(&self, pos: &Position, depth: i32) -> bool {
+        pos.halfmove_clock() == 0
+            && self.covers(pos)
+            && (depth >= self.probe_depth || (pos.occupied().count() as usize) < self.cardinality())
+    }
+
+    /// The score of a result `ply` plies from the root: wins below every
+    /// mate (`TB_WIN - ply`), cursed wins and blessed losses a hair from a
+    /// draw while the 50-move rule counts.
+    pub fn score(&self, wdl: Wdl, ply: usize) -> i32 {
+        let win = TB_WIN - ply.min(MAX_PLY) as i32;
+        match wdl {
+            Wdl::Win => win,
+            Wdl::Loss => -win,
+            Wdl::CursedWin if self.rule50 => 1,
+            Wdl::CursedWin => win,
+            Wdl::BlessedLoss if self.rule50 => -1,
+            Wdl::BlessedLoss => -win,
+            Wdl::Draw => 0,
+        }
+    }
+
+    /// The root ranked, when `pos` is in the tables: `None` otherwise.
+    pub(super) fn rank_root(&self, pos: &Position) -> Option<Vec<RootMoveRank>> {
+        if !self.covers(pos) {
+            return None;
+        }
+        self.tables.rank_root_moves(pos, self.rule50)
+    }
+}
+
+/// What the root's ranking says of one move, kept beside the search's own
+/// score for reporting.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct RootTablebase {
+    pub(super) score: i32,
+    pub(super) rank: i32,
+}
+
+/// The root moves to search, given the ranking: those with the best rank
+/// when one line is asked for, every ranked move otherwise; `keep` says
+/// which moves were asked for (`searchmoves`).
+pub(super) fn root_selection(
+    ranks: &[RootMoveRank],
+    config: &TablebaseConfig,
+    lines: usize,
+    keep: impl Fn(Move) -> bool,
+) -> Vec<(Move, RootTablebase)> {
+    let kept: Vec<&RootMoveRank> = ranks.iter().filter(|r| keep(r.mv)).collect();
+    let best = kept.iter().map(|r| r.rank).max();
+    kept.into_iter()
+        .filter(|r| lines > 1 || Some(r.rank) == best)
+        .map(|r| {
+            (
+                r.mv,
+                RootTablebase {
+                    score: config.score(r.wdl, 1),
+                    rank: r.rank,
+                },
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::score::{MATE_BOUND, TB_WIN_BOUND};
+
+    #[test]
+    fn tablebase_scores_sit_between_evaluations_and_mates() {
+        let config = TablebaseConfig::default();
+        for ply in [0, 1, 40, MAX_PLY, MAX_PLY + 10] {
+            let win = config.score(Wdl::Win, ply);
+            assert!((TB_WIN_BOUND..MATE_BOUND).contains(&win), "{ply}: {win}");
+            assert_eq!(config.score(Wdl::Loss, ply), -win);
+        }
+        assert_eq!(config.score(Wdl::Draw, 3), 0);
+        assert_eq!(config.score(Wdl::CursedWin, 3), 1);
+        assert_eq!(config.score(Wdl::BlessedLoss, 3), -1);
+        let no_rule = TablebaseConfig {
+            rule50: false,
+            ..TablebaseConfig::default()
+        };
+        assert_eq!(no_rule.score(Wdl::CursedWin, 3), no_rule.score(Wdl::Win, 3));
+    }
+
+    #[test]
+    fn one_line_keeps_only_the_best_rank_and_respects_searchmoves() {
+        let pos = Position::from_fen("8/8/8/8/8/2k5/8/KR6 w - - 0 1", false).expect("fen");
+        let mv = |s: &str| pos.parse_uci_move(s).expect("legal");
+        let rank = |m: &str, wdl, rank| RootMoveRank {
+            mv: mv(m),
+            wdl,
+            dtz: 0,
+            rank,
+        };
+        let ranks = [
+            rank("b1d1", Wdl::Win, 973),
+            rank("b1e1", Wdl::Win, 973),
+            rank("a1a2", Wdl::Win, 970),
+            rank("b1b3", Wdl::Draw, 0),
+        ];
+        let config = TablebaseConfig::default();
+        let one: Vec<Move> = root_selection(&ranks, &config, 1, |_| true)
+            .iter()
+            .map(|s| s.0)
+            .collect();
+        assert_eq!(one, vec![mv("b1d1"), mv("b1e1")]);
+        assert_eq!(root_selection(&ranks, &config, 3, |_| true).len(), 4);
+        let only = root_selection(&ranks, &config, 1, |m| m == mv("b1b3"));
+        assert_eq!(only.len(), 1);
+        assert_eq!(only[0].1.score, 0);
+    }
+}
