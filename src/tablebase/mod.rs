@@ -8,8 +8,18 @@
 //! truncated or corrupt file makes a probe fail (`None`), never a crash.
 //! Nothing here prints: problems come back as notes for the UCI layer.
 
+mod codebook;
+mod index;
+mod probe;
+mod table;
+
 use crate::board::moves::Move;
 use crate::board::position::Position;
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use table::{Table, TableInfo, DTZ_MAGIC, WDL_MAGIC};
 
 /// A position's tablebase result, from the side to move's view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -53,13 +63,85 @@ pub struct RootMoveRank {
     pub rank: i32,
 }
 
+/// One table file, read and parsed the first time a probe needs it.
+#[derive(Debug)]
+struct TableFile {
+    path: PathBuf,
+    /// `None` inside: the file could not be read or parsed; probes fail.
+    loaded: OnceLock<Option<Table>>,
+}
+
+impl TableFile {
+    fn new(path: PathBuf) -> TableFile {
+        TableFile {
+            path,
+            loaded: OnceLock::new(),
+        }
+    }
+
+    fn get(&self, info: &TableInfo, dtz: bool) -> Option<&Table> {
+        self.loaded
+            .get_or_init(|| {
+                let bytes = std::fs::read(&self.path).ok()?;
+                let magic = if dtz { DTZ_MAGIC } else { WDL_MAGIC };
+                if codebook::read_u32(&bytes, 0)? != magic || !plausible_size(bytes.len() as u64) {
+                    return None;
+                }
+                Table::parse(bytes, info, dtz)
+            })
+            .as_ref()
+    }
+}
+
+/// The WDL table of one material and, if found, its DTZ table.
+#[derive(Debug)]
+struct Entry {
+    info: TableInfo,
+    wdl: TableFile,
+    dtz: Option<TableFile>,
+}
+
 /// The tables found in a set of folders.
 #[derive(Debug, Default)]
-pub struct Tablebases {}
+pub struct Tablebases {
+    entries: Vec<Entry>,
+    /// Material key (either colour orientation) to entry.
+    by_key: HashMap<u64, usize>,
+    max_pieces: usize,
+}
 
 /// The separator between folders in `SyzygyPath`: `;` on Windows, `:`
 /// elsewhere (as Stockfish).
 pub const PATH_SEPARATOR: char = if cfg!(windows) { ';' } else { ':' };
+
+/// Syzygy files are their 64-byte aligned blocks plus a 16-byte checksum.
+fn plausible_size(len: u64) -> bool {
+    len >= 16 + 64 && len % 64 == 16
+}
+
+/// Why a table file is refused, if it is.
+fn check_file(path: &Path, magic: u32) -> Result<(), String> {
+    let mut file = std::fs::File::open(path).map_err(|e| format!("cannot be opened ({e})"))?;
+    let len = file
+        .metadata()
+        .map_err(|e| format!("cannot be read ({e})"))?
+        .len();
+    if !plausible_size(len) {
+        return Err(format!(
+            "is truncated or corrupt: its size {len} is not a table's (16 more than a multiple of 64)"
+        ));
+    }
+    let mut head = [0u8; 4];
+    file.read_exact(&mut head)
+        .map_err(|e| format!("cannot be read ({e})"))?;
+    let found = u32::from_le_bytes(head);
+    if found != magic {
+        return Err(format!(
+            "is corrupt: bad magic number {found:#010x} (expected {magic:#010x})"
+        ));
+    }
+    Ok(())
+}
 
 impl Tablebases {
     /// No tables.
@@ -73,38 +155,177 @@ impl Tablebases {
     /// line each, what was found and what was refused (a folder that does
     /// not exist, a folder without tables, a truncated or corrupt file).
     pub fn open(paths: &str) -> (Tablebases, Vec<String>) {
-        let _ = paths;
-        (Tablebases::none(), Vec::new())
+        let mut tb = Tablebases::none();
+        let mut notes = Vec::new();
+        let folders: Vec<&str> = paths
+            .split(PATH_SEPARATOR)
+            .map(str::trim)
+            .filter(|p| !p.is_empty() && *p != "<empty>")
+            .collect();
+        if folders.is_empty() {
+            return (tb, notes);
+        }
+        // Per material name: the first WDL and DTZ file found.
+        let mut wdl_files: Vec<(String, PathBuf)> = Vec::new();
+        let mut dtz_files: HashMap<String, PathBuf> = HashMap::new();
+        for folder in folders {
+            let dir = Path::new(folder);
+            let listing = match std::fs::read_dir(dir) {
+                Ok(listing) => listing,
+                Err(e) => {
+                    let why = if dir.exists() {
+                        format!("cannot be read ({e})")
+                    } else {
+                        "does not exist".to_string()
+                    };
+                    notes.push(format!("syzygy: folder {folder} {why}"));
+                    continue;
+                }
+            };
+            let mut names: Vec<PathBuf> = listing.flatten().map(|e| e.path()).collect();
+            names.sort();
+            let mut found = 0;
+            for path in names {
+                let (Some(stem), Some(ext)) = (
+                    path.file_stem().and_then(|s| s.to_str()),
+                    path.extension().and_then(|s| s.to_str()),
+                ) else {
+                    continue;
+                };
+                let dtz = match ext {
+                    "rtbw" => false,
+                    "rtbz" => true,
+                    _ => continue,
+                };
+                if TableInfo::from_name(stem).is_none() {
+                    continue;
+                }
+                found += 1;
+                let magic = if dtz { DTZ_MAGIC } else { WDL_MAGIC };
+                if let Err(why) = check_file(&path, magic) {
+                    notes.push(format!("syzygy: {} {why}; not used", path.display()));
+                    continue;
+                }
+                if dtz {
+                    dtz_files.entry(stem.to_string()).or_insert(path);
+                } else if !wdl_files.iter().any(|(n, _)| n == stem) {
+                    wdl_files.push((stem.to_string(), path));
+                }
+            }
+            if found == 0 {
+                notes.push(format!("syzygy: no tables in folder {folder}"));
+            }
+        }
+        let mut dtz_count = 0;
+        for (name, path) in wdl_files {
+            let Some(info) = TableInfo::from_name(&name) else {
+                continue;
+            };
+            if tb.by_key.contains_key(&info.key) {
+                continue;
+            }
+            let dtz = dtz_files.remove(&name).map(TableFile::new);
+            dtz_count += usize::from(dtz.is_some());
+            let at = tb.entries.len();
+            tb.by_key.insert(info.key, at);
+            tb.by_key.insert(info.mirrored_key, at);
+            tb.max_pieces = tb.max_pieces.max(info.shape.pieces);
+            tb.entries.push(Entry {
+                info,
+                wdl: TableFile::new(path),
+                dtz,
+            });
+        }
+        let mut orphans: Vec<String> = dtz_files.into_keys().collect();
+        orphans.sort();
+        for name in orphans {
+            notes.push(format!(
+                "syzygy: {name}.rtbz has no usable {name}.rtbw beside it; not used"
+            ));
+        }
+        notes.push(format!(
+            "syzygy: found {} WDL and {dtz_count} DTZ tables, up to {} pieces",
+            tb.entries.len(),
+            tb.max_pieces
+        ));
+        (tb, notes)
     }
 
     /// The most pieces (kings included) of any table found; 0 when none.
     pub fn max_pieces(&self) -> usize {
-        0
+        self.max_pieces
     }
 
     /// The result of `pos` for its side to move; `None` when it is not in
     /// the tables: too many pieces, castling rights, a table missing or
     /// unreadable.
     pub fn probe_wdl(&self, pos: &Position) -> Option<Wdl> {
-        let _ = pos;
-        None
+        if !self.covers(pos) {
+            return None;
+        }
+        let (value, _) = self.resolved_wdl(pos)?;
+        Some(wdl_from_value(value))
     }
 
     /// Distance to zeroing of `pos` in plies, with the sign of the result
     /// for the side to move (positive wins, negative loses, 0 draws; cursed
     /// wins and blessed losses are beyond 100 in size); `None` as for
-    /// `probe_wdl`.
+    /// `probe_wdl`. As the tables store it (and Fathom returns it): it may
+    /// be one ply longer than the truth, never at the 100-ply edge; a
+    /// position already mated gives -1.
     pub fn probe_dtz(&self, pos: &Position) -> Option<i32> {
-        let _ = pos;
-        None
+        if !self.covers(pos) {
+            return None;
+        }
+        self.distance(pos, 0)
     }
 
     /// Every legal move of `pos` with its result and rank, best rank first;
     /// `None` when `pos` is not in the tables. `rule50`: count the 50-move
     /// rule (UCI `Syzygy50MoveRule`), so a win too slow to beat it, given
     /// `pos`'s halfmove clock, ranks as a draw.
+    ///
+    /// Ranks (a move's `dtz` is counted from the root, this move included;
+    /// `plies` is that dtz plus the root's halfmove clock, or the dtz alone
+    /// for a capture or pawn move):
+    /// - an immediate mate: 1000;
+    /// - a win: `1000 - plies` (900..=999 when `plies <= 100`); with `rule50`
+    ///   a win with `plies > 100` is a cursed win, ranked 1..=899 (still
+    ///   `1000 - plies` when that fits);
+    /// - a draw: 0;
+    /// - a loss: `-1000 + plies` (-999..=-900), longest resistance first;
+    ///   with `rule50` a loss with `plies > 100` is a blessed loss, ranked
+    ///   -899..=-1;
+    /// - without `rule50`, cursed wins and blessed losses rank (and are
+    ///   reported) as wins and losses, clamped to 1..=999 and -999..=-1.
     pub fn rank_root_moves(&self, pos: &Position, rule50: bool) -> Option<Vec<RootMoveRank>> {
-        let _ = (pos, rule50);
-        None
+        if !self.covers(pos) {
+            return None;
+        }
+        self.rank_moves(pos, rule50)
+    }
+
+    /// Whether `pos` may be probed at all.
+    fn covers(&self, pos: &Position) -> bool {
+        pos.castling_rights() == 0
+            && self.max_pieces > 0
+            && pos.occupied().count() as usize <= self.max_pieces
+    }
+
+    /// The entry for `pos`'s material.
+    fn entry(&self, pos: &Position) -> Option<&Entry> {
+        let key = table::position_key(pos);
+        self.entries.get(*self.by_key.get(&key)?)
+    }
+}
+
+/// A WDL value (-2..=2) as a `Wdl`.
+fn wdl_from_value(value: i32) -> Wdl {
+    match value {
+        i32::MIN..=-2 => Wdl::Loss,
+        -1 => Wdl::BlessedLoss,
+        0 => Wdl::Draw,
+        1 => Wdl::CursedWin,
+        _ => Wdl::Win,
     }
 }
