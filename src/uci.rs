@@ -526,7 +526,7 @@ impl Engine {
                     paths => Tablebases::open(paths),
                 };
                 for note in notes {
-                    self.out.info(&format!("SyzygyPath: {note}"));
+                    self.out.info(&note);
                 }
                 self.tablebases.tables = Arc::new(tables);
             }

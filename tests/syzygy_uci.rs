@@ -1,0 +1,249 @@
+//! Syzygy tablebases through the UCI protocol: the options, bad paths and
+//! files, and play at a root in the tables (the move keeps the tables'
+//! result, draws score 0, `tbhits` is reported, MultiPV ranks the moves).
+//!
+//! The tables live outside the repository: `GUOXIANG_SYZYGY`, else
+//! `../shared/syzygy` beside the checkout. Tests that need them say they are
+//! skipped without them, except under `CI=true`, where that is a failure.
+//! The bad-path tests make their own broken files and always run.
+
+mod common;
+
+use common::{check_bestmove, replay, Engine};
+use guoxiang::tablebase::{Tablebases, Wdl, PATH_SEPARATOR};
+use std::path::{Path, PathBuf};
+
+fn engine() -> Engine {
+    let mut e = Engine::spawn();
+    e.send("uci");
+    e.wait_for("uciok", |l| l == "uciok");
+    e
+}
+
+fn tables_dir() -> Option<PathBuf> {
+    let dir = match std::env::var("GUOXIANG_SYZYGY") {
+        Ok(d) if !d.is_empty() => PathBuf::from(d),
+        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/syzygy"),
+    };
+    if dir.join("KRPvKR.rtbw").exists() && dir.join("KBNvK.rtbz").exists() {
+        return Some(dir);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!(
+            "Syzygy tables not found at {} (set GUOXIANG_SYZYGY); required under CI=true",
+            dir.display()
+        );
+    }
+    println!(
+        "skipped: no Syzygy tables at {} (set GUOXIANG_SYZYGY)",
+        dir.display()
+    );
+    None
+}
+
+/// A fresh folder under the system temp dir.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("guoxiang-uci-tb-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    dir
+}
+
+/// The last scored info line before `bestmove`, whole.
+fn last_info(lines: &[String]) -> &str {
+    lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info ") && l.contains(" score "))
+        .expect("an info line with a score")
+}
+
+/// The number after `key` in an info line.
+fn field(line: &str, key: &str) -> Option<i64> {
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    let at = tokens.iter().position(|t| *t == key)?;
+    tokens.get(at + 1)?.parse().ok()
+}
+
+/// `(kind, value)` of the score: `("cp", 12)` or `("mate", 3)`.
+fn score(line: &str) -> (String, i64) {
+    let tokens: Vec<&str> = line.split_whitespace().collect();
+    let at = tokens.iter().position(|t| *t == "score").expect("score");
+    let value = tokens[at + 2].parse().expect("a score value");
+    (tokens[at + 1].to_string(), value)
+}
+
+#[test]
+fn syzygy_options_are_offered_as_in_stockfish() {
+    let mut e = Engine::spawn();
+    e.send("uci");
+    let lines = e.wait_for("uciok", |l| l == "uciok");
+    for option in [
+        "option name SyzygyPath type string default <empty>",
+        "option name SyzygyProbeDepth type spin default 1 min 1 max",
+        "option name Syzygy50MoveRule type check default true",
+        "option name SyzygyProbeLimit type spin default 7 min 0 max 7",
+    ] {
+        assert!(lines.iter().any(|l| l.starts_with(option)), "{option}");
+    }
+}
+
+#[test]
+fn bad_syzygy_paths_and_files_get_an_info_string_and_the_engine_plays_on() {
+    let missing = std::env::temp_dir().join("guoxiang-uci-tb-no-such-folder");
+    let empty = temp_dir("empty");
+    let damaged = temp_dir("damaged");
+    // A table cut short, and one whose first bytes are not Syzygy's magic.
+    std::fs::write(
+        damaged.join("KQvK.rtbw"),
+        [0x71u8, 0xe8, 0x23, 0x5d, 1, 2, 3],
+    )
+    .expect("write");
+    std::fs::write(damaged.join("KRvK.rtbw"), [0u8; 64 + 16]).expect("write");
+    let cases = [
+        (missing.display().to_string(), "does not exist"),
+        (empty.display().to_string(), "no tables"),
+        (damaged.display().to_string(), "KQvK.rtbw"),
+        (damaged.display().to_string(), "KRvK.rtbw"),
+        (
+            format!("{}{PATH_SEPARATOR}{}", missing.display(), empty.display()),
+            "does not exist",
+        ),
+    ];
+    let mut e = engine();
+    for (path, said) in cases {
+        e.send(&format!("setoption name SyzygyPath value {path}"));
+        let lines = e.sync();
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("info string") && l.contains(said)),
+            "{path}: {lines:?}"
+        );
+        // The engine plays on, without tables: no tbhits to report.
+        let position = "position fen 8/8/8/4k3/8/8/8/3QK3 w - - 0 1";
+        e.send(position);
+        let (lines, best) = e.go("go depth 6");
+        check_bestmove(&best, &replay(position, false));
+        assert!(!last_info(&lines).contains("tbhits"), "{lines:?}");
+    }
+    let _ = std::fs::remove_dir_all(&empty);
+    let _ = std::fs::remove_dir_all(&damaged);
+}
+
+/// An engine with the tables, and the library's own view of them to judge
+/// the moves it plays.
+fn engine_with_tables(dir: &Path) -> (Engine, Tablebases) {
+    let mut e = engine();
+    e.send(&format!(
+        "setoption name SyzygyPath value {}",
+        dir.display()
+    ));
+    let lines = e.sync();
+    assert!(
+        lines.iter().any(|l| l.contains("found 40 WDL")),
+        "{lines:?}"
+    );
+    let (tables, _) = Tablebases::open(&dir.to_string_lossy());
+    (e, tables)
+}
+
+/// Plays `fen` for 200 ms: the final info line and the position after the move.
+fn play(e: &mut Engine, fen: &str) -> (String, guoxiang::Position) {
+    let position = format!("position fen {fen}");
+    e.send("ucinewgame");
+    e.send(&position);
+    let (lines, best) = e.go("go movetime 200");
+    let (mv, _) = check_bestmove(&best, &replay(&position, false));
+    let mut after = replay(&position, false);
+    after.make_move(mv);
+    (last_info(&lines).to_string(), after)
+}
+
+#[test]
+fn a_tablebase_root_keeps_its_result_and_scores_draws_as_draws() {
+    let Some(dir) = tables_dir() else { return };
+    let (mut e, tables) = engine_with_tables(&dir);
+    // Wins far from a zeroing move (KBNvK, KQvKR, KRPvKR): a win after the move too.
+    for fen in [
+        "8/6N1/6B1/8/8/8/k4K2/8 w - - 0 1",
+        "8/4r2K/2Q5/8/8/3k4/8/8 w - - 0 1",
+        "2r5/5R2/7k/1P6/8/8/8/3K4 w - - 0 1",
+        // Lucena.
+        "1K6/1P1k4/8/8/8/8/r7/2R5 w - - 0 1",
+    ] {
+        let (info, after) = play(&mut e, fen);
+        assert_eq!(tables.probe_wdl(&after), Some(Wdl::Loss), "{fen}: {info}");
+        let (kind, value) = score(&info);
+        assert!(kind == "mate" || value >= 19_000, "{fen}: {info}");
+        assert!(field(&info, "tbhits").is_some_and(|n| n > 0), "{info}");
+    }
+    // Draws with material ahead (KRvKB, KRvKN, KRPvKR): a draw after the
+    // move, and a score of 0.
+    for fen in [
+        "8/8/8/8/8/1k6/2b5/K1R5 w - - 0 1",
+        "8/8/8/3k4/3n4/8/8/K3R3 w - - 0 1",
+        "2k5/3R4/8/8/8/2P5/2K4r/8 w - - 0 1",
+    ] {
+        let root = replay(&format!("position fen {fen}"), false);
+        assert_eq!(tables.probe_wdl(&root), Some(Wdl::Draw), "{fen}");
+        let (info, after) = play(&mut e, fen);
+        let result = tables.probe_wdl(&after).map(Wdl::flip);
+        assert!(result.is_some_and(|w| w >= Wdl::Draw), "{fen}: {info}");
+        let (kind, value) = score(&info);
+        assert!(kind == "cp" && value.abs() <= 2, "{fen}: {info}");
+    }
+}
+
+#[test]
+fn the_fifty_move_rule_option_decides_what_a_late_win_is_worth() {
+    let Some(dir) = tables_dir() else { return };
+    let (mut e, _) = engine_with_tables(&dir);
+    // KBNvK, 50 plies from a zeroing move, with 60 plies already played:
+    // too late to win under the 50-move rule.
+    let fen = "8/6N1/6B1/8/8/8/k4K2/8 w - - 60 1";
+    let (info, _) = play(&mut e, fen);
+    let (kind, value) = score(&info);
+    assert!(kind == "cp" && value.abs() <= 2, "{info}");
+    e.send("setoption name Syzygy50MoveRule value false");
+    let (info, _) = play(&mut e, fen);
+    let (kind, value) = score(&info);
+    assert!(kind == "mate" || value >= 19_000, "{info}");
+}
+
+#[test]
+fn multipv_at_a_tablebase_root_ranks_every_move_by_its_result() {
+    let Some(dir) = tables_dir() else { return };
+    let (mut e, _) = engine_with_tables(&dir);
+    e.send("setoption name MultiPV value 4");
+    // KRvKR, White to move: Rxd1 wins; the other moves draw.
+    e.send("position fen 8/8/3k4/8/8/8/3KR3/3r4 w - - 0 1");
+    let (lines, best) = e.go("go movetime 300");
+    assert!(best.starts_with("bestmove d2d1"), "{best}");
+    let depth = lines
+        .iter()
+        .filter_map(|l| field(l, "depth").filter(|_| l.contains("multipv 4")))
+        .max()
+        .expect("a fourth line");
+    let shown: Vec<(i64, i64)> = (1..=4)
+        .map(|k| {
+            let line = lines
+                .iter()
+                .rev()
+                .find(|l| field(l, "depth") == Some(depth) && field(l, "multipv") == Some(k))
+                .expect("each line at the last depth");
+            (k, score(line).1)
+        })
+        .collect();
+    assert!(shown[0].1 >= 19_000, "{shown:?}");
+    assert!(shown[1..].iter().all(|&(_, s)| s == 0), "{shown:?}");
+}
+
+#[test]
+fn probe_limit_zero_turns_the_tables_off() {
+    let Some(dir) = tables_dir() else { return };
+    let (mut e, _) = engine_with_tables(&dir);
+    e.send("setoption name SyzygyProbeLimit value 0");
+    let (info, _) = play(&mut e, "8/8/8/8/8/1k6/2b5/K1R5 w - - 0 1");
+    assert!(!info.contains("tbhits"), "{info}");
+}
