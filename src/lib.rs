@@ -2,8 +2,9 @@
 //!
 //! Areas, each depending only on those before it: `board` (rules, move
 //! generation), `eval` (score units, hand-written evaluation, network, WDL
-//! model), `search` (the alpha-beta search and its tables, strength levels),
-//! `tools` (the offline tools); on top, `uci` (the protocol), `perft` and
+//! model), `tablebase` (the Syzygy prober), `search` (the alpha-beta search
+//! and its tables, strength levels, tablebase use), `tools` (the offline
+//! tools); on top, `uci` (the protocol), `perft` and
 //! `bench`. `src/main.rs` is the command line. `tests/architecture.rs` keeps
 //! the areas free of import cycles.
 
