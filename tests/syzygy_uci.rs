@@ -247,3 +247,33 @@ fn probe_limit_zero_turns_the_tables_off() {
     let (info, _) = play(&mut e, "8/8/8/8/8/1k6/2b5/K1R5 w - - 0 1");
     assert!(!info.contains("tbhits"), "{info}");
 }
+
+#[test]
+fn without_dtz_tables_the_root_keeps_its_result_by_win_draw_loss() {
+    let Some(dir) = tables_dir() else { return };
+    // Only the WDL files of KRvKB and the tables a capture leads to.
+    let wdl_only = temp_dir("wdl-only");
+    for name in ["KRvKB.rtbw", "KRvK.rtbw", "KBvK.rtbw"] {
+        std::fs::copy(dir.join(name), wdl_only.join(name)).expect("copy a table");
+    }
+    let mut e = engine();
+    e.send(&format!(
+        "setoption name SyzygyPath value {}",
+        wdl_only.display()
+    ));
+    let lines = e.sync();
+    assert!(
+        lines.iter().any(|l| l.contains("found 3 WDL and 0 DTZ")),
+        "{lines:?}"
+    );
+    let (tables, _) = Tablebases::open(&dir.to_string_lossy());
+    // KRvKB, drawn with the exchange ahead: still a draw after the move, scored 0.
+    let fen = "8/8/8/8/8/1k6/2b5/K1R5 w - - 0 1";
+    let (info, after) = play(&mut e, fen);
+    let result = tables.probe_wdl(&after).map(Wdl::flip);
+    assert!(result.is_some_and(|w| w >= Wdl::Draw), "{info}");
+    let (kind, value) = score(&info);
+    assert!(kind == "cp" && value.abs() <= 2, "{info}");
+    assert!(field(&info, "tbhits").is_some_and(|n| n > 0), "{info}");
+    let _ = std::fs::remove_dir_all(&wdl_only);
+}

@@ -5,10 +5,12 @@
 //!   zeroing and the search only plays among those with the best rank, so a
 //!   won ending is converted inside the 50-move rule and a drawn one is never
 //!   lost (with `MultiPV` above 1 every move stays, lines ordered by rank).
+//!   Without the DTZ tables the moves are ranked by win/draw/loss alone.
 //! - Inside the tree, a node right after a capture or pawn move with few
 //!   enough pieces is probed for win/draw/loss; a win scores below every mate
 //!   and above every evaluation, so the two never collide.
 
+use crate::board::movegen::legal_moves;
 use crate::board::moves::Move;
 use crate::board::position::Position;
 use crate::eval::score::{MAX_PLY, TB_WIN};
@@ -79,12 +81,56 @@ impl TablebaseConfig {
         }
     }
 
-    /// The root ranked, when `pos` is in the tables: `None` otherwise.
+    /// The root ranked, when `pos` is in the tables: by distance to
+    /// zeroing, or by win/draw/loss alone where the DTZ tables are missing.
+    /// `None` when the tables do not cover `pos`.
     pub(super) fn rank_root(&self, pos: &Position) -> Option<Vec<RootMoveRank>> {
         if !self.covers(pos) {
             return None;
         }
-        self.tables.rank_root_moves(pos, self.rule50)
+        self.tables
+            .rank_root_moves(pos, self.rule50)
+            .or_else(|| self.rank_root_by_wdl(pos))
+    }
+
+    /// Each move ranked by the result after it (as Stockfish does without
+    /// DTZ tables): the best result is kept, though a win may not be
+    /// converted by the quickest road.
+    fn rank_root_by_wdl(&self, pos: &Position) -> Option<Vec<RootMoveRank>> {
+        let mut ranks = Vec::new();
+        for mv in legal_moves(pos) {
+            let mut next = *pos;
+            next.make_move(mv);
+            let wdl = if legal_moves(&next).is_empty() {
+                if next.in_check() {
+                    Wdl::Win
+                } else {
+                    Wdl::Draw
+                }
+            } else {
+                self.tables.probe_wdl(&next)?.flip()
+            };
+            let wdl = match wdl {
+                Wdl::CursedWin if !self.rule50 => Wdl::Win,
+                Wdl::BlessedLoss if !self.rule50 => Wdl::Loss,
+                wdl => wdl,
+            };
+            let rank = match wdl {
+                Wdl::Win => 1000,
+                Wdl::CursedWin => 1,
+                Wdl::Draw => 0,
+                Wdl::BlessedLoss => -1,
+                Wdl::Loss => -1000,
+            };
+            ranks.push(RootMoveRank {
+                mv,
+                wdl,
+                dtz: 0,
+                rank,
+            });
+        }
+        ranks.sort_by_key(|r| std::cmp::Reverse(r.rank));
+        Some(ranks)
     }
 }
 
