@@ -7,6 +7,12 @@
 //! a position needs it, and every read of it is bounds-checked, so a
 //! truncated or corrupt file makes a probe fail (`None`), never a crash.
 //! Nothing here prints: problems come back as notes for the UCI layer.
+//!
+//! Why a prober of our own: `fathom-syzygy` (Fathom's C prober, compiled
+//! with `cc`) prints to stdout, calls `exit()` when a file cannot be mapped
+//! and trusts a table's contents once its magic matches, each against an
+//! engine rule; `shakmaty-syzygy` is GPL-3, which does not fit our MIT
+//! licence. The format was learnt from Fathom's source; the code is ours.
 
 mod codebook;
 mod index;
