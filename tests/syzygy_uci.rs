@@ -9,6 +9,7 @@
 
 mod common;
 
+use common::syzygy::tables_dir;
 use common::{check_bestmove, replay, Engine};
 use guoxiang::tablebase::{Tablebases, Wdl, PATH_SEPARATOR};
 use std::path::{Path, PathBuf};
@@ -18,27 +19,6 @@ fn engine() -> Engine {
     e.send("uci");
     e.wait_for("uciok", |l| l == "uciok");
     e
-}
-
-fn tables_dir() -> Option<PathBuf> {
-    let dir = match std::env::var("GUOXIANG_SYZYGY") {
-        Ok(d) if !d.is_empty() => PathBuf::from(d),
-        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/syzygy"),
-    };
-    if dir.join("KRPvKR.rtbw").exists() && dir.join("KBNvK.rtbz").exists() {
-        return Some(dir);
-    }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!(
-            "Syzygy tables not found at {} (set GUOXIANG_SYZYGY); required under CI=true",
-            dir.display()
-        );
-    }
-    println!(
-        "skipped: no Syzygy tables at {} (set GUOXIANG_SYZYGY)",
-        dir.display()
-    );
-    None
 }
 
 /// A fresh folder under the system temp dir.

@@ -13,32 +13,14 @@
 //! size, and give that `WDL` by the same rule; our `probe_wdl` must be the
 //! WDL the DTZ implies with a clock of 0.
 
+mod common;
+
+use common::syzygy::tables_dir;
 use guoxiang::board::movegen::legal_moves;
 use guoxiang::tablebase::{Tablebases, Wdl, PATH_SEPARATOR};
 use guoxiang::Position;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-
-fn tables_dir() -> Option<PathBuf> {
-    let dir = match std::env::var("GUOXIANG_SYZYGY") {
-        Ok(d) if !d.is_empty() => PathBuf::from(d),
-        _ => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/syzygy"),
-    };
-    if dir.join("KRPvKR.rtbw").exists() && dir.join("KQvK.rtbz").exists() {
-        return Some(dir);
-    }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!(
-            "Syzygy tables not found at {} (set GUOXIANG_SYZYGY); required under CI=true",
-            dir.display()
-        );
-    }
-    println!(
-        "skipped: no Syzygy tables at {} (set GUOXIANG_SYZYGY)",
-        dir.display()
-    );
-    None
-}
 
 fn open(dir: &Path) -> Tablebases {
     let (tb, notes) = Tablebases::open(&dir.to_string_lossy());

@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod cli;
+pub mod syzygy;
 
 use guoxiang::board::movegen::legal_moves;
 use guoxiang::{Move, Position};
