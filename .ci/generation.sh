@@ -11,7 +11,12 @@
 #
 # Environment: WORK (default /tmp/generation-SEED), THREADS (default 2),
 # NODES (datagen nodes a move, default 5000), EPOCHS (default 10),
-# LR (default 0.001), SHARED (default ../shared beside the checkout).
+# LR (default 0.001), SHARED (default ../shared beside the checkout),
+# INIT (the network fine-tuned, default src/eval/net.nnue: the shipped one;
+# a candidate from docs/networks/ continues that line), EXTRA_DATA (more
+# datagen files, space-separated, trained on before this seed's; the
+# held-out positions stay the last 2% of this seed's), SKIP_DATAGEN=1 (reuse
+# WORK/data.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,6 +29,10 @@ nodes=${NODES:-5000}
 epochs=${EPOCHS:-10}
 lr=${LR:-0.001}
 shared=${SHARED:-../shared}
+init=${INIT:-src/eval/net.nnue}
+read -r -a extra_data <<< "${EXTRA_DATA:-}"
+data_args=()
+for file in "${extra_data[@]}"; do data_args+=(--data "$file"); done
 mkdir -p "$work"
 
 cargo build --release
@@ -33,16 +42,19 @@ bench=$("$exe" bench 2>/dev/null | tail -n 1 | awk '{print $1}')
 echo "generation seed $seed from $(git rev-parse --short HEAD), bench $bench" | tee "$work/log.txt"
 
 # 1. Self-play, timed: positions per second is a benchmark figure.
+if [ "${SKIP_DATAGEN:-0}" != 1 ]; then
 start=$(date +%s)
 "$work/guoxiang" datagen --games "$games" --nodes "$nodes" --threads "$threads" --seed "$seed" \
     --openings "$shared/books/8moves_v3.epd" --out "$work/data.txt" 2>&1 | tail -n 3 | tee -a "$work/log.txt"
 seconds=$(( $(date +%s) - start ))
 positions=$(wc -l < "$work/data.txt")
 echo "datagen: $positions positions in $seconds s, $(( positions / (seconds > 0 ? seconds : 1) )) positions/s on $threads threads" | tee -a "$work/log.txt"
+fi
 
-# 2. Fine-tune the shipped network; the trainer prints the shipped net's
-# held-out loss first, then each epoch's.
-"$work/guoxiang" nnue --data "$work/data.txt" --init src/eval/net.nnue --lr "$lr" --lambda 1.0 \
+# 2. Fine-tune INIT; the trainer prints INIT's held-out loss first, then
+# each epoch's.
+echo "fine-tune $init ($(md5sum < "$init" | cut -c1-8)) on ${extra_data[*]} $work/data.txt" | tee -a "$work/log.txt"
+"$work/guoxiang" nnue "${data_args[@]}" --data "$work/data.txt" --init "$init" --lr "$lr" --lambda 1.0 \
     --epochs "$epochs" --threads "$threads" --seed "$seed" --out "$work/net.nnue" 2>&1 | tee -a "$work/log.txt"
 
 # 3. Gauge: the same binary with the new network against the shipped one.
