@@ -114,18 +114,21 @@ fn bad_syzygy_paths_and_files_get_an_info_string_and_the_engine_plays_on() {
 /// An engine with the tables, and the library's own view of them to judge
 /// the moves it plays.
 fn engine_with_tables(dir: &Path) -> (Engine, Tablebases) {
+    let e = engine_with_syzygy_path(dir, "found 40 WDL");
+    let (tables, _) = Tablebases::open(&dir.to_string_lossy());
+    (e, tables)
+}
+
+/// An engine given `dir` as its SyzygyPath, which answers with `found`.
+fn engine_with_syzygy_path(dir: &Path, found: &str) -> Engine {
     let mut e = engine();
     e.send(&format!(
         "setoption name SyzygyPath value {}",
         dir.display()
     ));
     let lines = e.sync();
-    assert!(
-        lines.iter().any(|l| l.contains("found 40 WDL")),
-        "{lines:?}"
-    );
-    let (tables, _) = Tablebases::open(&dir.to_string_lossy());
-    (e, tables)
+    assert!(lines.iter().any(|l| l.contains(found)), "{lines:?}");
+    e
 }
 
 /// Plays `fen` for 200 ms: the final info line and the position after the move.
@@ -236,16 +239,7 @@ fn without_dtz_tables_the_root_keeps_its_result_by_win_draw_loss() {
     for name in ["KRvKB.rtbw", "KRvK.rtbw", "KBvK.rtbw"] {
         std::fs::copy(dir.join(name), wdl_only.join(name)).expect("copy a table");
     }
-    let mut e = engine();
-    e.send(&format!(
-        "setoption name SyzygyPath value {}",
-        wdl_only.display()
-    ));
-    let lines = e.sync();
-    assert!(
-        lines.iter().any(|l| l.contains("found 3 WDL and 0 DTZ")),
-        "{lines:?}"
-    );
+    let mut e = engine_with_syzygy_path(&wdl_only, "found 3 WDL and 0 DTZ");
     let (tables, _) = Tablebases::open(&dir.to_string_lossy());
     // KRvKB, drawn with the exchange ahead: still a draw after the move, scored 0.
     let fen = "8/8/8/8/8/1k6/2b5/K1R5 w - - 0 1";

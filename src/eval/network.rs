@@ -407,11 +407,11 @@ fn output(net: &Network, us: &[i16; HIDDEN], them: &[i16; HIDDEN]) -> i32 {
         .into_iter()
         .zip(net.output_weights.chunks_exact(HIDDEN))
     {
-        // `c * w` fits an i16 (at most QA * 127 = 32,385: output weights are
-        // within MAX_OUTPUT_WEIGHT, which loading checks), so it is an i16 product widened once, the
-        // form the compiler turns into AVX2's 16-lane `vpmullw` and
-        // `vpmaddwd` rather than 8-lane 32-bit multiplies. Per element at
-        // most QA * 127 * QA (8.3M), so the sum of HIDDEN of them fits an i32.
+        // `c * w` fits an i16 (at most QA * 127 = 32,385: loading checks
+        // MAX_OUTPUT_WEIGHT), so it is an i16 product widened once, the form
+        // the compiler turns into AVX2's 16-lane `vpmullw` and `vpmaddwd`
+        // rather than 8-lane 32-bit multiplies. Per element at most
+        // QA * 127 * QA (8.3M), so the sum of HIDDEN of them fits an i32.
         let mut part: i32 = 0;
         for (a, w) in acc.iter().zip(weights) {
             let c = (*a).clamp(0, QA as i16);

@@ -31,7 +31,7 @@
 
 use crate::board::position::Position;
 use crate::board::types::Color;
-use crate::eval::network::{feature, Network, HIDDEN, INPUTS, QA, QB, SCALE};
+use crate::eval::network::{feature, Network, HIDDEN, INPUTS, MAX_OUTPUT_WEIGHT, QA, QB, SCALE};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -277,8 +277,9 @@ impl FloatNet {
         for (w, f) in net.feature_bias.iter_mut().zip(&self.b1) {
             *w = q16(*f, QA);
         }
+        let max_output = i16::try_from(MAX_OUTPUT_WEIGHT).unwrap_or(i16::MAX);
         for (w, f) in net.output_weights.iter_mut().zip(&self.w2) {
-            *w = q16(*f, QB);
+            *w = q16(*f, QB).clamp(-max_output, max_output);
         }
         net.output_bias = (self.b2 * (QA * QB) as f32).round() as i32;
         net.hce_percent = self.hce_percent;
