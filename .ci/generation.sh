@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One network generation, start to finish, so that any generation can be
 # redone from its log row (docs/network.md):
-#   1. self-play from the current build with SEED (datagen),
-#   2. fine-tune the shipped network on it (held-out loss of both printed),
+#   1. self-play from the current build with SEED (datagen), playing with
+#      INIT, the network this generation starts from,
+#   2. fine-tune INIT on it (held-out loss of both printed),
 #   3. gauge the new network against the shipped one (EvalFile), at 8+0.08.
 # The data stays outside the repository; only a winning network is committed
 # (copy it to src/eval/net.nnue, then `Bench:` in the commit).
@@ -45,7 +46,7 @@ echo "generation seed $seed from $(git rev-parse --short HEAD), bench $bench" | 
 if [ "${SKIP_DATAGEN:-0}" != 1 ]; then
 start=$(date +%s)
 "$work/guoxiang" datagen --games "$games" --nodes "$nodes" --threads "$threads" --seed "$seed" \
-    --openings "$shared/books/8moves_v3.epd" --out "$work/data.txt" 2>&1 | tail -n 3 | tee -a "$work/log.txt"
+    --openings "$shared/books/8moves_v3.epd" --eval-file "$init" --out "$work/data.txt" 2>&1 | tail -n 3 | tee -a "$work/log.txt"
 seconds=$(( $(date +%s) - start ))
 positions=$(wc -l < "$work/data.txt")
 echo "datagen: $positions positions in $seconds s, $(( positions / (seconds > 0 ? seconds : 1) )) positions/s on $threads threads" | tee -a "$work/log.txt"

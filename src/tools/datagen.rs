@@ -26,6 +26,9 @@
 //!   as won once the search gives one side more than CP for N plies in a row.
 //! * `--max-opening-score CP` [400]: openings the search already scores
 //!   beyond CP are drawn again.
+//! * `--eval-file FILE` [the embedded network]: play with this network
+//!   instead, as the UCI option `EvalFile` does, so that a candidate
+//!   network's own games can feed the next generation.
 //!
 //! Games end on mate, stalemate, threefold repetition, the 50-move rule, a
 //! dead position, the win adjudication above, or after `--max-plies`.
@@ -46,7 +49,9 @@
 
 use crate::board::moves::Move;
 use crate::board::position::Position;
+use crate::eval::network::Network;
 use crate::eval::score::MATE_BOUND;
+use crate::eval::EvalConfig;
 use crate::search::time::Limits;
 use crate::search::tt::TranspositionTable;
 use crate::search::{search_sync, SearchRequest, ThreadData};
@@ -76,6 +81,8 @@ pub struct DatagenOptions {
     pub win_score: i32,
     pub win_plies: usize,
     pub max_opening_score: i32,
+    /// The evaluation both sides play with.
+    pub eval: EvalConfig,
 }
 
 impl Default for DatagenOptions {
@@ -93,6 +100,7 @@ impl Default for DatagenOptions {
             win_score: 2000,
             win_plies: 4,
             max_opening_score: 400,
+            eval: EvalConfig::default(),
         }
     }
 }
@@ -125,6 +133,7 @@ pub fn search_nodes(
     pos: &Position,
     history: &[u64],
     nodes: u64,
+    eval: &EvalConfig,
     tt: &TranspositionTable,
     data: &mut Vec<ThreadData>,
 ) -> (Option<Move>, i32) {
@@ -134,6 +143,7 @@ pub fn search_nodes(
     };
     let mut request = SearchRequest::new(*pos, limits);
     request.history = history.to_vec();
+    request.eval = eval.clone();
     let result = search_sync(&request, tt, data);
     (result.best, result.score)
 }
@@ -160,7 +170,9 @@ fn play_game(
         100,
         |pos, history| {
             opts.max_opening_score <= 0
-                || search_nodes(pos, history, opts.nodes, tt, data).1.abs()
+                || search_nodes(pos, history, opts.nodes, &opts.eval, tt, data)
+                    .1
+                    .abs()
                     <= opts.max_opening_score
         },
     );
@@ -182,7 +194,7 @@ fn play_game(
         if ply >= opts.max_plies {
             break 0.5;
         }
-        let (best, score) = search_nodes(&pos, &history, opts.nodes, tt, data);
+        let (best, score) = search_nodes(&pos, &history, opts.nodes, &opts.eval, tt, data);
         let Some(best) = best else {
             break 0.5;
         };
@@ -353,6 +365,9 @@ pub struct DatagenArgs {
         allow_negative_numbers = true
     )]
     max_opening_score: i32,
+    /// Play with this network instead of the embedded one (as UCI `EvalFile`)
+    #[arg(long, value_name = "FILE")]
+    eval_file: Option<String>,
 }
 
 /// The `datagen` subcommand.
@@ -371,6 +386,7 @@ pub fn command(args: DatagenArgs) -> Result<(), String> {
         win_score,
         win_plies,
         max_opening_score,
+        eval_file,
     } = args;
     let mut opts = DatagenOptions {
         games,
@@ -407,6 +423,10 @@ pub fn command(args: DatagenArgs) -> Result<(), String> {
         opts.openings = fens;
     }
     opts.random_plies = random_plies.unwrap_or(if opts.openings.is_empty() { 8 } else { 4 });
+    if let Some(path) = &eval_file {
+        opts.eval.network = Network::load(std::path::Path::new(path))?;
+        eprintln!("playing with the network {path}");
+    }
 
     let file = std::fs::OpenOptions::new()
         .create(true)
@@ -515,6 +535,22 @@ mod tests {
         assert_eq!(a, b);
         let (c, _) = run(&DatagenOptions { seed: 2, ..opts });
         assert_ne!(a, c);
+    }
+
+    #[test]
+    fn the_chosen_evaluation_plays_the_games() {
+        let opts = DatagenOptions {
+            games: 2,
+            nodes: 150,
+            max_plies: 40,
+            ..tiny()
+        };
+        let (network, _) = run(&opts);
+        let (hand_written, _) = run(&DatagenOptions {
+            eval: EvalConfig::hand_written(),
+            ..opts
+        });
+        assert_ne!(network, hand_written);
     }
 
     #[test]
