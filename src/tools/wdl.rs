@@ -9,6 +9,8 @@
 //! Adam, on positions grouped by score (5 cp steps, within +-1500) and
 //! material. The check compares the mean predicted W, D and L with the
 //! observed shares in 50 cp buckets from -400 to +400, and by material band.
+//! Without `--fit`, `--check` checks the model built into the binary, say on
+//! the games of a new network.
 
 use crate::board::position::Position;
 use crate::eval::wdl::{knot_weights, material, probabilities, EDGE, FORTRESS, KNOTS, PARAMETERS};
@@ -18,8 +20,9 @@ use std::fmt::Write as _;
 /// The options of `guoxiang wdl`.
 #[derive(clap::Args, Debug)]
 pub struct WdlArgs {
-    /// datagen files to fit the model on (repeatable)
-    #[arg(long, value_name = "FILE", required = true)]
+    /// datagen files to fit the model on (repeatable); without them,
+    /// --check checks the model built into this binary
+    #[arg(long, value_name = "FILE")]
     fit: Vec<String>,
     /// datagen files of other games to check the fit on (repeatable)
     #[arg(long, value_name = "FILE")]
@@ -54,29 +57,40 @@ pub fn command(args: WdlArgs) -> Result<(), String> {
         }
         Ok(samples)
     };
-    let mut fitting = read(&args.fit)?;
-    fitting.retain(|s| s.score.abs() <= args.max_score);
-    if fitting.is_empty() {
-        return Err("no usable positions in the --fit files".into());
-    }
-    let (coefficients, loss) = fit(&fitting, neutral_start(), args.steps);
-    let row = |part: &[f64]| {
-        let cells: Vec<String> = part.iter().map(|c| format!("{c:.1}")).collect();
-        cells.join(", ")
+    let coefficients = if args.fit.is_empty() {
+        if args.check.is_empty() {
+            return Err(
+                "give --fit files to fit the model, --check files to check it, or both".into(),
+            );
+        }
+        println!("checking the model of this build (eval::wdl::COEFFICIENTS)");
+        crate::eval::wdl::COEFFICIENTS
+    } else {
+        let mut fitting = read(&args.fit)?;
+        fitting.retain(|s| s.score.abs() <= args.max_score);
+        if fitting.is_empty() {
+            return Err("no usable positions in the --fit files".into());
+        }
+        let (coefficients, loss) = fit(&fitting, neutral_start(), args.steps);
+        let row = |part: &[f64]| {
+            let cells: Vec<String> = part.iter().map(|c| format!("{c:.1}")).collect();
+            cells.join(", ")
+        };
+        let k = KNOTS.len();
+        println!(
+            "fitted on {} positions, loss {loss:.5}:\npub const COEFFICIENTS: [f64; PARAMETERS] = [\n    {}, //\n    {}, //\n    {}, //\n    {}, //\n];",
+            fitting.len(),
+            row(&coefficients[..k]),
+            row(&coefficients[k..2 * k]),
+            row(&coefficients[2 * k..3 * k]),
+            row(&coefficients[3 * k..])
+        );
+        println!(
+            "\nOn the fitted positions:\n{}",
+            check_table(&fitting, &coefficients)
+        );
+        coefficients
     };
-    let k = KNOTS.len();
-    println!(
-        "fitted on {} positions, loss {loss:.5}:\npub const COEFFICIENTS: [f64; PARAMETERS] = [\n    {}, //\n    {}, //\n    {}, //\n    {}, //\n];",
-        fitting.len(),
-        row(&coefficients[..k]),
-        row(&coefficients[k..2 * k]),
-        row(&coefficients[2 * k..3 * k]),
-        row(&coefficients[3 * k..])
-    );
-    println!(
-        "\nOn the fitted positions:\n{}",
-        check_table(&fitting, &coefficients)
-    );
     if !args.check.is_empty() {
         let checking = read(&args.check)?;
         println!(
@@ -331,6 +345,28 @@ pub fn check_table(samples: &[Sample], c: &[f64; PARAMETERS]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn args(fit: &[&str], check: &[&str]) -> WdlArgs {
+        WdlArgs {
+            fit: fit.iter().map(|s| s.to_string()).collect(),
+            check: check.iter().map(|s| s.to_string()).collect(),
+            steps: 10,
+            max_score: 300,
+        }
+    }
+
+    #[test]
+    fn check_alone_uses_the_built_in_model_and_nothing_at_all_is_refused() {
+        assert!(command(args(&[], &[])).is_err());
+        assert!(command(args(&[], &["/nonexistent/guoxiang/wdl.txt"])).is_err());
+        let path = std::env::temp_dir().join(format!("guoxiang-wdl-{}.txt", std::process::id()));
+        let line = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1 | 0.5 | 30\n";
+        std::fs::write(&path, line).expect("temporary file");
+        let path_text = path.to_string_lossy().into_owned();
+        let checked = command(args(&[], &[&path_text]));
+        let _ = std::fs::remove_file(&path);
+        assert!(checked.is_ok(), "{checked:?}");
+    }
 
     /// Outcomes drawn from the model itself with known coefficients.
     fn synthetic(c: &[f64; PARAMETERS]) -> Vec<Sample> {
