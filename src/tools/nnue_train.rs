@@ -14,6 +14,11 @@
 //!   mini-batches; the rate drops tenfold for the last 30% of the epochs.
 //! * `--lambda X` [0.75]: the weight of the search score in the target,
 //!   `lambda * sigmoid(score / 400) + (1 - lambda) * result`.
+//! * `--score-scale X` [1]: each search score is multiplied by `X` (and
+//!   rounded to whole centipawns) before it enters the target. Search scores
+//!   run larger than the static evaluation they come from, so a network
+//!   fitted to them evaluates larger than its parent, and self-play from it
+//!   larger again; `X` below 1 keeps a generation on its parent's scale.
 //! * `--hce-percent P` [0]: the score is `P`% of the hand-written evaluation
 //!   plus the network, which learns the rest (0: the network alone; 100: a
 //!   correction to the hand-written evaluation).
@@ -422,9 +427,9 @@ pub fn train(
     best
 }
 
-/// Parses `FEN | result | score` lines into samples; counts the lines it
-/// could not use.
-pub fn parse_samples(text: &str, lambda: f32) -> (Vec<Sample>, usize) {
+/// Parses `FEN | result | score` lines into samples, each score multiplied
+/// by `score_scale` and rounded; counts the lines it could not use.
+pub fn parse_samples(text: &str, lambda: f32, score_scale: f64) -> (Vec<Sample>, usize) {
     let mut samples = Vec::new();
     let mut bad = 0;
     for line in text.lines() {
@@ -436,7 +441,8 @@ pub fn parse_samples(text: &str, lambda: f32) -> (Vec<Sample>, usize) {
         let parsed = match fields[..] {
             [fen, result, score] => Position::from_fen(fen, false).ok().and_then(|pos| {
                 let result: f32 = result.parse().ok()?;
-                let score: f32 = score.parse().ok()?;
+                let score: f64 = score.parse().ok()?;
+                let score = (score * score_scale).round() as f32;
                 Sample::new(&pos, result, score, lambda)
             }),
             _ => None,
@@ -478,6 +484,11 @@ pub struct NnueArgs {
         allow_negative_numbers = true
     )]
     lambda: f32,
+    /// Each search score is multiplied by X (rounded to whole centipawns)
+    /// before it enters the target; below 1 keeps a generation on its
+    /// parent's scale (search scores run larger than static ones)
+    #[arg(long, value_name = "X", default_value_t = 1.0)]
+    score_scale: f64,
     /// The score is P% of the hand-written evaluation plus the network (0 to
     /// 100) [default: 0, or that of --init]
     #[arg(long, value_name = "P")]
@@ -504,6 +515,7 @@ pub fn command(args: NnueArgs) -> Result<ExitCode, String> {
         batch,
         lr,
         lambda,
+        score_scale,
         hce_percent,
         init: init_path,
         threads,
@@ -522,6 +534,9 @@ pub fn command(args: NnueArgs) -> Result<ExitCode, String> {
     };
     if !(0.0..=1.0).contains(&lambda) || opts.batch == 0 || opts.epochs == 0 {
         return Err("--lambda must be in 0..1, --batch and --epochs above 0".into());
+    }
+    if !(score_scale > 0.0 && score_scale <= 4.0) {
+        return Err("--score-scale must be above 0 and at most 4".into());
     }
     if opts.hce_percent > 100 {
         return Err("--hce-percent must be in 0..100".into());
@@ -543,7 +558,7 @@ pub fn command(args: NnueArgs) -> Result<ExitCode, String> {
     for path in &data {
         let text =
             std::fs::read_to_string(path).map_err(|e| format!("cannot read '{path}': {e}"))?;
-        let (mut s, bad) = parse_samples(&text, lambda);
+        let (mut s, bad) = parse_samples(&text, lambda, score_scale);
         eprintln!("{path}: {} positions, {bad} lines skipped", s.len());
         samples.append(&mut s);
     }
@@ -613,6 +628,16 @@ mod tests {
     }
 
     #[test]
+    fn score_scale_shrinks_the_score_before_the_target() {
+        let line = "4k3/8/8/8/8/8/8/3QK3 w - - 0 1 | 0.5 | 401\n";
+        let (plain, _) = parse_samples(line, 1.0, 1.0);
+        let (scaled, _) = parse_samples(line, 1.0, 0.5);
+        // 401 x 0.5 = 200.5 rounds to 201 centipawns.
+        assert!((plain[0].target - sigmoid(401.0 / 400.0)).abs() < 1e-6);
+        assert!((scaled[0].target - sigmoid(201.0 / 400.0)).abs() < 1e-6);
+    }
+
+    #[test]
     fn training_lowers_the_loss() {
         let text = "\
 4k3/8/8/8/8/8/8/3QK3 w - - 0 1 | 1.0 | 900
@@ -622,7 +647,7 @@ mod tests {
 4k3/8/8/8/8/8/8/4K3 w - - 0 1 | 0.5 | 0
 not a line
 ";
-        let (mut samples, bad) = parse_samples(text, 0.5);
+        let (mut samples, bad) = parse_samples(text, 0.5, 1.0);
         assert_eq!((samples.len(), bad), (5, 1));
         let validation = samples.clone();
         let opts = TrainOptions {
