@@ -17,7 +17,8 @@
 # a candidate from docs/networks/ continues that line), EXTRA_DATA (more
 # datagen files, space-separated, trained on before this seed's; the
 # held-out positions stay the last 2% of this seed's), SKIP_DATAGEN=1 (reuse
-# WORK/data.txt).
+# WORK/data.txt), SCORE_SCALE (default 1; 0.85 keeps the new network on its
+# parent's scale, see "Score inflation" in docs/network.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +30,7 @@ threads=${THREADS:-2}
 nodes=${NODES:-5000}
 epochs=${EPOCHS:-10}
 lr=${LR:-0.001}
+score_scale=${SCORE_SCALE:-1}
 shared=${SHARED:-../shared}
 init=${INIT:-src/eval/net.nnue}
 read -r -a extra_data <<< "${EXTRA_DATA:-}"
@@ -55,7 +57,7 @@ fi
 # 2. Fine-tune INIT; the trainer prints INIT's held-out loss first, then
 # each epoch's.
 echo "fine-tune $init ($(md5sum < "$init" | cut -c1-8)) on ${extra_data[*]} $work/data.txt" | tee -a "$work/log.txt"
-"$work/guoxiang" nnue "${data_args[@]}" --data "$work/data.txt" --init "$init" --lr "$lr" --lambda 1.0 \
+"$work/guoxiang" nnue "${data_args[@]}" --data "$work/data.txt" --init "$init" --lr "$lr" --lambda 1.0 --score-scale "$score_scale" \
     --epochs "$epochs" --threads "$threads" --seed "$seed" --out "$work/net.nnue" 2>&1 | tee -a "$work/log.txt"
 
 # 3. Gauge: the same binary with the new network against the shipped one.
