@@ -540,8 +540,6 @@ mod tests {
     #[test]
     fn the_chosen_evaluation_plays_the_games() {
         let opts = DatagenOptions {
-            games: 2,
-            nodes: 150,
             max_plies: 40,
             ..tiny()
         };

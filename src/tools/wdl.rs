@@ -46,53 +46,58 @@ pub fn neutral_start() -> [f64; PARAMETERS] {
     c
 }
 
+/// Reads the samples of every `datagen` file in `paths`.
+fn read_samples(paths: &[String]) -> Result<Vec<Sample>, String> {
+    let mut samples = Vec::new();
+    for path in paths {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("cannot read '{path}': {e}"))?;
+        samples.extend(parse(&text));
+    }
+    Ok(samples)
+}
+
+/// Fits the model on the `--fit` files and prints the coefficients (as the
+/// Rust constant to paste) and the check on the fitted positions.
+fn fit_files(args: &WdlArgs) -> Result<[f64; PARAMETERS], String> {
+    let mut fitting = read_samples(&args.fit)?;
+    fitting.retain(|s| s.score.abs() <= args.max_score);
+    if fitting.is_empty() {
+        return Err("no usable positions in the --fit files".into());
+    }
+    let (coefficients, loss) = fit(&fitting, neutral_start(), args.steps);
+    let row = |part: &[f64]| {
+        let cells: Vec<String> = part.iter().map(|c| format!("{c:.1}")).collect();
+        cells.join(", ")
+    };
+    let k = KNOTS.len();
+    println!(
+        "fitted on {} positions, loss {loss:.5}:\npub const COEFFICIENTS: [f64; PARAMETERS] = [\n    {}, //\n    {}, //\n    {}, //\n    {}, //\n];",
+        fitting.len(),
+        row(&coefficients[..k]),
+        row(&coefficients[k..2 * k]),
+        row(&coefficients[2 * k..3 * k]),
+        row(&coefficients[3 * k..])
+    );
+    println!(
+        "\nOn the fitted positions:\n{}",
+        check_table(&fitting, &coefficients)
+    );
+    Ok(coefficients)
+}
+
 /// The `wdl` subcommand.
 pub fn command(args: WdlArgs) -> Result<(), String> {
-    let read = |paths: &[String]| -> Result<Vec<Sample>, String> {
-        let mut samples = Vec::new();
-        for path in paths {
-            let text =
-                std::fs::read_to_string(path).map_err(|e| format!("cannot read '{path}': {e}"))?;
-            samples.extend(parse(&text));
-        }
-        Ok(samples)
-    };
-    let coefficients = if args.fit.is_empty() {
-        if args.check.is_empty() {
-            return Err(
-                "give --fit files to fit the model, --check files to check it, or both".into(),
-            );
-        }
+    let coefficients = if !args.fit.is_empty() {
+        fit_files(&args)?
+    } else if !args.check.is_empty() {
         println!("checking the model of this build (eval::wdl::COEFFICIENTS)");
         crate::eval::wdl::COEFFICIENTS
     } else {
-        let mut fitting = read(&args.fit)?;
-        fitting.retain(|s| s.score.abs() <= args.max_score);
-        if fitting.is_empty() {
-            return Err("no usable positions in the --fit files".into());
-        }
-        let (coefficients, loss) = fit(&fitting, neutral_start(), args.steps);
-        let row = |part: &[f64]| {
-            let cells: Vec<String> = part.iter().map(|c| format!("{c:.1}")).collect();
-            cells.join(", ")
-        };
-        let k = KNOTS.len();
-        println!(
-            "fitted on {} positions, loss {loss:.5}:\npub const COEFFICIENTS: [f64; PARAMETERS] = [\n    {}, //\n    {}, //\n    {}, //\n    {}, //\n];",
-            fitting.len(),
-            row(&coefficients[..k]),
-            row(&coefficients[k..2 * k]),
-            row(&coefficients[2 * k..3 * k]),
-            row(&coefficients[3 * k..])
-        );
-        println!(
-            "\nOn the fitted positions:\n{}",
-            check_table(&fitting, &coefficients)
-        );
-        coefficients
+        return Err("give --fit files to fit the model, --check files to check it, or both".into());
     };
     if !args.check.is_empty() {
-        let checking = read(&args.check)?;
+        let checking = read_samples(&args.check)?;
         println!(
             "On {} positions of other games:\n{}",
             checking.len(),
