@@ -1,5 +1,5 @@
 //! The `guoxiang` binary: the UCI engine by default, plus the developer
-//! subcommands `perft`, `bench`, `epd`, `datagen`, `tune`, `nnue`, `spsa`, `sprt` and `wdl`.
+//! subcommands `perft`, `bench`, `epd`, `datagen`, `tune`, `nnue`, `spsa`, `sprt`, `wdl` and `pool`.
 //!
 //! The command line is parsed by `clap`: every subcommand has its `--help`,
 //! and a usage error exits with status 2. The tools' options are declared
@@ -10,7 +10,7 @@ use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand};
 use guoxiang::board::position::{Position, START_FEN};
 use guoxiang::perft::{divide, parse_suite, run_suite, SuiteOptions};
-use guoxiang::tools::{datagen, epd, nnue_train, sprt, spsa, tune, wdl};
+use guoxiang::tools::{datagen, epd, nnue_train, pool, sprt, spsa, tune, wdl};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -55,6 +55,8 @@ enum Command {
     /// them, then compares predicted and observed W/D/L on the --check
     /// files (other games than the fit saw) by score bucket and material band.
     Wdl(wdl::WdlArgs),
+    /// The self-play pool's manifest (chunks, games, positions), or a text file imported into it
+    Pool(pool::PoolArgs),
 }
 
 #[derive(Args)]
@@ -116,6 +118,7 @@ fn main() -> ExitCode {
         Command::Spsa(args) => done(spsa::command(args)),
         Command::Sprt(args) => sprt::command(args),
         Command::Wdl(args) => done(wdl::command(args)),
+        Command::Pool(args) => done(pool::command(args)),
     };
     result.unwrap_or_else(|message| {
         eprintln!("error: {message}");

@@ -55,9 +55,13 @@ use crate::eval::EvalConfig;
 use crate::search::time::Limits;
 use crate::search::tt::TranspositionTable;
 use crate::search::{search_sync, SearchRequest, ThreadData};
+use crate::tools::pool::{
+    chunk_path, md5_hex, meta_path, pool_dir, remove_partial_files, write_atomically, ChunkMeta,
+};
 use crate::tools::selfplay::{
     load_openings, pick_opening, rules_result, white_score, Adjudication, Adjudicator, Outcome, Rng,
 };
+use crate::tools::viriformat::{clamp_score, GameRecord, Wdl};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -119,12 +123,23 @@ pub struct DatagenStats {
 
 /// One finished game.
 struct Game {
-    /// Quiet positions as FENs, each with the search's score in centipawns
-    /// from White's point of view.
+    /// Every ply with the search's score, for the pool's format.
+    record: GameRecord,
+    /// The quiet positions among them (see the module documentation) as FENs,
+    /// each with the search's score in centipawns from White's point of view.
     fens: Vec<(String, i32)>,
     /// 1.0, 0.5 or 0.0, White's point of view.
     result: f64,
     plies: u64,
+}
+
+/// How `generate` writes the games.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataFormat {
+    /// `FEN | result | score` lines of the quiet positions.
+    Text,
+    /// Whole games in viriformat ([`crate::tools::viriformat`]).
+    Viriformat,
 }
 
 /// A one-thread search limited to `nodes`: the move and its score (side to
@@ -177,7 +192,9 @@ fn play_game(
         },
     );
 
+    let start = pos;
     let mut fens = Vec::new();
+    let mut moves = Vec::new();
     let mut ply = 0usize;
     let mut adjudicator = Adjudicator::new(Adjudication {
         win_score: opts.win_score,
@@ -202,29 +219,42 @@ fn play_game(
         if let Some(result) = adjudicator.update(ply, white_score) {
             break result;
         }
-        if ply >= opts.skip_plies
-            && !pos.in_check()
-            && !pos.is_capture(best)
-            && best.promotion_piece().is_none()
-            && score.abs() < MATE_BOUND
-        {
+        if ply >= opts.skip_plies && is_quiet(&pos, best, white_score) {
             fens.push((pos.to_fen(), white_score));
         }
+        moves.push((best, clamp_score(white_score, score.abs() >= MATE_BOUND)));
         history.push(pos.key());
         pos.make_move(best);
         ply += 1;
     };
     Game {
+        record: GameRecord {
+            start,
+            start_score: 0,
+            wdl: Wdl::from_white_result(result),
+            moves,
+        },
         fens,
         result,
         plies: ply as u64,
     }
 }
 
-/// Plays `opts.games` games on `opts.threads` threads and writes their
-/// positions to `out` in game order. `progress` is called after every game.
+/// A position worth training on: not in check, the search's move neither a
+/// capture nor a promotion (the static evaluation cannot see what it wins),
+/// and no mate score. The pool's reader applies the same test.
+pub fn is_quiet(pos: &Position, best: Move, score: i32) -> bool {
+    !pos.in_check()
+        && !pos.is_capture(best)
+        && best.promotion_piece().is_none()
+        && score.abs() < MATE_BOUND
+}
+
+/// Plays `opts.games` games on `opts.threads` threads and writes them to
+/// `out` in game order, in `format`. `progress` is called after every game.
 pub fn generate(
     opts: &DatagenOptions,
+    format: DataFormat,
     out: &mut dyn Write,
     progress: &mut dyn FnMut(&DatagenStats),
 ) -> Result<DatagenStats, String> {
@@ -284,13 +314,20 @@ pub fn generate(
                     }
                 };
                 if write_error.is_none() {
-                    for (fen, score) in &game.fens {
-                        if let Err(e) = writeln!(out, "{fen} | {result} | {score}") {
-                            write_error = Some(e.to_string());
-                            // Stop handing out games; the running ones finish.
-                            next.store(opts.games, Ordering::Relaxed);
-                            break;
+                    let written = match format {
+                        DataFormat::Text => game.fens.iter().try_for_each(|(fen, score)| {
+                            writeln!(out, "{fen} | {result} | {score}")
+                        }),
+                        DataFormat::Viriformat => {
+                            let mut bytes = Vec::with_capacity(40 + 4 * game.record.moves.len());
+                            game.record.write(&mut bytes);
+                            out.write_all(&bytes)
                         }
+                    };
+                    if let Err(e) = written {
+                        write_error = Some(e.to_string());
+                        // Stop handing out games; the running ones finish.
+                        next.store(opts.games, Ordering::Relaxed);
                     }
                 }
                 stats.games += 1;
@@ -324,9 +361,11 @@ pub struct DatagenArgs {
     /// The seed of the random openings
     #[arg(long, value_name = "S", default_value_t = DatagenOptions::default().seed)]
     seed: u64,
-    /// Where the positions go (overwritten unless --append)
-    #[arg(long, value_name = "FILE", default_value = "selfplay.txt")]
-    out: String,
+    /// Where the positions go (overwritten unless --append): viriformat
+    /// games if it ends in `.vf`, else `FEN | result | score` lines
+    /// [default: selfplay.txt, or the pool if GUOXIANG_POOL is set]
+    #[arg(long, value_name = "FILE", conflicts_with = "pool")]
+    out: Option<String>,
     /// Append to --out instead of overwriting it
     #[arg(long)]
     append: bool,
@@ -368,6 +407,16 @@ pub struct DatagenArgs {
     /// Play with this network instead of the embedded one (as UCI `EvalFile`)
     #[arg(long, value_name = "FILE")]
     eval_file: Option<String>,
+    /// Self-play into this pool folder, chunk after chunk from --seed upward,
+    /// going on where an earlier run stopped [default: $GUOXIANG_POOL]
+    #[arg(long, value_name = "DIR")]
+    pool: Option<String>,
+    /// Games of one pool chunk
+    #[arg(long, value_name = "N", default_value_t = 2000)]
+    chunk_games: u64,
+    /// Pool chunks to write before stopping (0: until stopped)
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    chunks: u64,
 }
 
 /// The `datagen` subcommand.
@@ -387,6 +436,9 @@ pub fn command(args: DatagenArgs) -> Result<(), String> {
         win_plies,
         max_opening_score,
         eval_file,
+        pool,
+        chunk_games,
+        chunks,
     } = args;
     let mut opts = DatagenOptions {
         games,
@@ -406,8 +458,8 @@ pub fn command(args: DatagenArgs) -> Result<(), String> {
     if !(1..=4096).contains(&opts.hash_mb) {
         return Err("--hash must be from 1 to 4096".into());
     }
-    if opts.nodes == 0 || opts.win_plies == 0 {
-        return Err("--nodes and --win-plies must be at least 1".into());
+    if opts.nodes == 0 || opts.win_plies == 0 || chunk_games == 0 {
+        return Err("--nodes, --win-plies and --chunk-games must be at least 1".into());
     }
     if let Some(path) = &book {
         let (fens, bad) = load_openings(path)?;
@@ -427,7 +479,24 @@ pub fn command(args: DatagenArgs) -> Result<(), String> {
         opts.eval.network = Network::load(std::path::Path::new(path))?;
         eprintln!("playing with the network {path}");
     }
+    // The pool: the flag, or the environment variable unless a file is named.
+    let pool = match (pool, &out_path) {
+        (Some(dir), _) => Some(std::path::PathBuf::from(dir)),
+        (None, None) => pool_dir(None),
+        (None, Some(_)) => None,
+    };
+    if let Some(dir) = pool {
+        let settings = ChunkSettings {
+            book,
+            eval_file,
+            chunk_games,
+            chunks,
+        };
+        return fill_pool(&dir, opts, &settings);
+    }
 
+    let out_path = out_path.unwrap_or_else(|| "selfplay.txt".to_string());
+    let format = format_of(&out_path);
     let file = std::fs::OpenOptions::new()
         .create(true)
         .write(true)
@@ -441,25 +510,7 @@ pub fn command(args: DatagenArgs) -> Result<(), String> {
         opts.games, opts.nodes, opts.threads, opts.seed
     );
     let start = Instant::now();
-    let mut last_report = Instant::now();
-    let total = opts.games;
-    let mut progress = |s: &DatagenStats| {
-        if last_report.elapsed().as_secs_f64() >= 5.0 || s.games == total {
-            last_report = Instant::now();
-            let secs = start.elapsed().as_secs_f64().max(1e-9);
-            eprintln!(
-                "games {}/{total}  positions {}  {:.2} games/s  {:.0} positions/s  +{} ={} -{}",
-                s.games,
-                s.positions,
-                s.games as f64 / secs,
-                s.positions as f64 / secs,
-                s.white_wins,
-                s.draws,
-                s.black_wins
-            );
-        }
-    };
-    let stats = generate(&opts, &mut out, &mut progress)?;
+    let stats = generate(&opts, format, &mut out, &mut progress_printer(opts.games))?;
     let secs = start.elapsed().as_secs_f64();
     println!(
         "{} games ({} plies, +{} ={} -{} for White), {} positions written to {out_path} in {:.1} s ({:.2} games/s)",
@@ -475,6 +526,146 @@ pub fn command(args: DatagenArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// The file format an output path asks for: viriformat for `.vf`, else text.
+pub fn format_of(path: &str) -> DataFormat {
+    if path.ends_with(".vf") {
+        DataFormat::Viriformat
+    } else {
+        DataFormat::Text
+    }
+}
+
+/// A progress line every five seconds, and one at the end of `total` games.
+fn progress_printer(total: u64) -> impl FnMut(&DatagenStats) {
+    let start = Instant::now();
+    let mut last_report = Instant::now();
+    move |s: &DatagenStats| {
+        if last_report.elapsed().as_secs_f64() >= 5.0 || s.games == total {
+            last_report = Instant::now();
+            let secs = start.elapsed().as_secs_f64().max(1e-9);
+            eprintln!(
+                "games {}/{total}  positions {}  {:.2} games/s  {:.0} positions/s  +{} ={} -{}",
+                s.games,
+                s.positions,
+                s.games as f64 / secs,
+                s.positions as f64 / secs,
+                s.white_wins,
+                s.draws,
+                s.black_wins
+            );
+        }
+    }
+}
+
+/// The engine's version, and the commit it was built from when the build
+/// said so (`GUOXIANG_COMMIT=$(git rev-parse --short HEAD) cargo build`, as
+/// `.ci/pool.sh` does), so that a chunk's manifest row names its binary.
+fn engine_version() -> String {
+    match option_env!("GUOXIANG_COMMIT") {
+        Some(commit) => format!("{} {commit}", env!("CARGO_PKG_VERSION")),
+        None => env!("CARGO_PKG_VERSION").to_string(),
+    }
+}
+
+/// What a pool run adds to the options of one chunk.
+struct ChunkSettings {
+    book: Option<String>,
+    eval_file: Option<String>,
+    chunk_games: u64,
+    /// Chunks to write before stopping; 0: until stopped.
+    chunks: u64,
+}
+
+/// The `datagen` command that writes the same bytes as chunk `opts.seed`.
+fn chunk_command(opts: &DatagenOptions, settings: &ChunkSettings) -> String {
+    let mut command = format!(
+        "guoxiang datagen --seed {} --games {} --nodes {} --hash {} --max-plies {} \
+         --win-score {} --win-plies {} --max-opening-score {} --random-plies {}",
+        opts.seed,
+        opts.games,
+        opts.nodes,
+        opts.hash_mb,
+        opts.max_plies,
+        opts.win_score,
+        opts.win_plies,
+        opts.max_opening_score,
+        opts.random_plies
+    );
+    if let Some(book) = &settings.book {
+        command += &format!(" --openings {book}");
+    }
+    if let Some(net) = &settings.eval_file {
+        command += &format!(" --eval-file {net}");
+    }
+    command + &format!(" --out seed-{}.vf", opts.seed)
+}
+
+/// Self-play into the pool, chunk after chunk, from seed `opts.seed` upward,
+/// skipping the chunks the pool already has: stopped at any moment, it goes
+/// on where it stopped when started again with the same options.
+fn fill_pool(
+    dir: &std::path::Path,
+    mut opts: DatagenOptions,
+    settings: &ChunkSettings,
+) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create '{}': {e}", dir.display()))?;
+    remove_partial_files(dir);
+    let network_md5 = md5_hex(&opts.eval.network.to_bytes());
+    opts.games = settings.chunk_games;
+    eprintln!(
+        "datagen into the pool {}: chunks of {} games from seed {}, {} nodes a move, {} thread(s), network {network_md5}",
+        dir.display(),
+        opts.games,
+        opts.seed,
+        opts.nodes,
+        opts.threads
+    );
+    let mut written = 0;
+    let mut seed = opts.seed;
+    while settings.chunks == 0 || written < settings.chunks {
+        if chunk_path(dir, seed).exists() {
+            seed += 1;
+            continue;
+        }
+        opts.seed = seed;
+        let start = Instant::now();
+        let mut bytes = Vec::new();
+        let stats = generate(
+            &opts,
+            DataFormat::Viriformat,
+            &mut bytes,
+            &mut progress_printer(opts.games),
+        )?;
+        let secs = start.elapsed().as_secs_f64().max(1e-9);
+        let meta = ChunkMeta {
+            seed,
+            command: chunk_command(&opts, settings),
+            games: stats.games,
+            plies: stats.plies,
+            positions: stats.positions,
+            nodes: opts.nodes,
+            network_md5: network_md5.clone(),
+            positions_per_second: (stats.positions as f64 / secs).round() as u64,
+            threads: opts.threads,
+            version: engine_version(),
+        };
+        write_atomically(&meta_path(dir, seed), meta.to_text().as_bytes())?;
+        write_atomically(&chunk_path(dir, seed), &bytes)?;
+        println!(
+            "chunk {seed}: {} games, {} plies, {} quiet positions, {} bytes, {:.0} s, {} positions/s",
+            stats.games,
+            stats.plies,
+            stats.positions,
+            bytes.len(),
+            secs,
+            meta.positions_per_second
+        );
+        written += 1;
+        seed += 1;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -483,7 +674,7 @@ mod tests {
 
     fn run(opts: &DatagenOptions) -> (String, DatagenStats) {
         let mut out = Vec::new();
-        let stats = generate(opts, &mut out, &mut |_| {}).expect("datagen runs");
+        let stats = generate(opts, DataFormat::Text, &mut out, &mut |_| {}).expect("datagen runs");
         (String::from_utf8(out).expect("utf-8"), stats)
     }
 

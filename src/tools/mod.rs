@@ -9,8 +9,10 @@
 pub mod datagen;
 pub mod epd;
 pub mod nnue_train;
+pub mod pool;
 pub mod selfplay;
 pub mod sprt;
 pub mod spsa;
 pub mod tune;
+pub mod viriformat;
 pub mod wdl;
