@@ -9,11 +9,20 @@
 //! Options (defaults in brackets):
 //!
 //! * `--data FILE` (repeatable): `FEN | result | score` lines from `datagen`
-//!   (result and score from White's point of view).
+//!   (result and score from White's point of view), or viriformat games
+//!   (`.vf`, see [`crate::tools::viriformat`]).
+//! * `--pool DIR`: every chunk of a self-play pool ([`crate::tools::pool`]).
+//!   Games are filtered as they are read: not the first `--min-ply N` [8]
+//!   plies, not in check, not where a capture or promotion was played, no
+//!   mate score nor one beyond `--max-score CP` [10000], and each position
+//!   once only (unless `--keep-duplicates`).
 //! * `--epochs N` [20], `--batch N` [4096], `--lr X` [0.01]: Adam over
 //!   mini-batches; the rate drops tenfold for the last 30% of the epochs.
-//! * `--lambda X` [0.75]: the weight of the search score in the target,
-//!   `lambda * sigmoid(score / 400) + (1 - lambda) * result`.
+//! * `--lambda X` [0.75] and `--sigmoid-scale K|fit` [400]: the target is
+//!   `lambda * sigmoid(score / K) + (1 - lambda) * result`, fitted by
+//!   `sigmoid(output / K)`. `fit` finds the K by which the scores best
+//!   predict the games' results (about 150 cp on our self-play), so that the
+//!   result and the score speak the same units (see [`Target`]).
 //! * `--score-scale X` [1]: each search score is multiplied by `X` (and
 //!   rounded to whole centipawns) before it enters the target. Search scores
 //!   run larger than the static evaluation they come from, so a network
@@ -29,14 +38,19 @@
 //!
 //! Each epoch shuffles the positions and mirrors every other one left to
 //! right (the network never sees castling rights, so the mirrored position
-//! is worth the same); the last 2% of the positions (whole games) are held
-//! out for the validation loss, and the epoch with the lowest validation loss is written. The loss
-//! is the squared error between `sigmoid(output)` and the target, with
-//! `output` in units of [`SCALE`] centipawns.
+//! is worth the same); whole games are held out for the validation loss (the
+//! last 2% of a text file, every 50th game of a pool), and the epoch with the
+//! lowest validation loss is written. The loss is the squared error between
+//! `sigmoid(output x SCALE / K)` and the target, with `output` in units of
+//! [`SCALE`] centipawns. Each epoch reports its positions per second.
 
 use crate::board::position::Position;
 use crate::board::types::Color;
 use crate::eval::network::{feature, Network, HIDDEN, INPUTS, MAX_OUTPUT_WEIGHT, QA, QB, SCALE};
+use crate::tools::datagen::{format_of, DataFormat};
+use crate::tools::pool::{
+    list_chunks, read_games, visit_training_positions, FilterStats, PositionFilter,
+};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -45,13 +59,17 @@ use std::time::Instant;
 const CLIP: f32 = 1.98;
 
 /// One training position: White-perspective feature indices of its pieces,
-/// the side to move and the target from the side to move's point of view.
+/// the side to move, and the search's score and the game's result from the
+/// side to move's point of view (the target is made of both, see [`Target`]).
 #[derive(Clone, Copy)]
 pub struct Sample {
     features: [u16; 32],
     count: u8,
     black_to_move: bool,
-    target: f32,
+    /// Centipawns.
+    score: f32,
+    /// 1.0, 0.5 or 0.0.
+    result: f32,
     /// The hand-written evaluation in output units (centipawns / SCALE),
     /// side to move's point of view: the yardstick for the loss, and the
     /// base whose share `--hce-percent` the network adds to.
@@ -67,9 +85,10 @@ fn flip_perspective(f: usize) -> usize {
 }
 
 impl Sample {
-    /// Builds a sample from a parsed data line; `None` for positions with
-    /// more than 32 pieces (never legal chess).
-    pub fn new(pos: &Position, result_white: f32, score_white: f32, lambda: f32) -> Option<Sample> {
+    /// Builds a sample from a position with its result and score (White's
+    /// point of view); `None` for positions with more than 32 pieces (never
+    /// legal chess).
+    pub fn new(pos: &Position, result_white: f32, score_white: f32) -> Option<Sample> {
         let mut features = [0u16; 32];
         let mut count = 0;
         for sq in pos.occupied() {
@@ -79,16 +98,17 @@ impl Sample {
         }
         let black_to_move = pos.side_to_move() == Color::Black;
         let hce = crate::eval::evaluate_hce(pos) as f32 / SCALE as f32;
-        let white_target = lambda * sigmoid(score_white / 400.0) + (1.0 - lambda) * result_white;
+        let (score, result) = if black_to_move {
+            (-score_white, 1.0 - result_white)
+        } else {
+            (score_white, result_white)
+        };
         Some(Sample {
             features,
             count: count as u8,
             black_to_move,
-            target: if black_to_move {
-                1.0 - white_target
-            } else {
-                white_target
-            },
+            score,
+            result,
             hce,
         })
     }
@@ -112,6 +132,72 @@ impl Sample {
 #[inline(always)]
 fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
+}
+
+/// What the network is fitted to: `sigmoid(output x SCALE / k)` against
+/// `lambda x sigmoid(score / k) + (1 - lambda) x result`. With `k` fitted to
+/// the games (the score at which a side's expected result is 73%, see
+/// [`fit_sigmoid_scale`]) the result and the score speak the same units, so
+/// blending in the result neither inflates nor shrinks the evaluation; the
+/// network's centipawns stay the search's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Target {
+    /// The search score's weight (0 to 1).
+    pub lambda: f32,
+    /// Centipawns a sigmoid unit stands for (400 before it was fitted).
+    pub k: f32,
+}
+
+impl Target {
+    #[inline(always)]
+    fn of(&self, s: &Sample) -> f32 {
+        self.lambda * sigmoid(s.score / self.k) + (1.0 - self.lambda) * s.result
+    }
+
+    /// The factor from network output units to sigmoid units.
+    #[inline(always)]
+    fn gain(&self) -> f32 {
+        SCALE as f32 / self.k
+    }
+}
+
+impl Default for Target {
+    fn default() -> Target {
+        Target {
+            lambda: 1.0,
+            k: 400.0,
+        }
+    }
+}
+
+/// The `k` (centipawns per sigmoid unit) for which `sigmoid(score / k)`
+/// best predicts the game results of `samples` (least squares, searched on a
+/// grid then refined): how our own games say a score turns into points.
+pub fn fit_sigmoid_scale(samples: &[Sample]) -> f32 {
+    let error = |k: f32| -> f64 {
+        samples
+            .iter()
+            .map(|s| f64::from((sigmoid(s.score / k) - s.result).powi(2)))
+            .sum()
+    };
+    let mut best = (400.0f32, error(400.0));
+    for k in (100..=1500).step_by(50) {
+        let e = error(k as f32);
+        if e < best.1 {
+            best = (k as f32, e);
+        }
+    }
+    let mut step = 25.0;
+    while step >= 1.0 {
+        for k in [best.0 - step, best.0 + step] {
+            let e = error(k);
+            if k > 0.0 && e < best.1 {
+                best = (k, e);
+            }
+        }
+        step /= 2.0;
+    }
+    best.0
 }
 
 /// The float network the trainer works on; the layout of [`Network`].
@@ -201,12 +287,13 @@ impl FloatNet {
 
     /// Adds the gradient of the squared error on `sample` to `grad`; returns
     /// the loss.
-    fn backward(&self, sample: &Sample, mirror: bool, grad: &mut FloatNet) -> f32 {
+    fn backward(&self, sample: &Sample, target: &Target, mirror: bool, grad: &mut FloatNet) -> f32 {
         let mut acc = [[0.0f32; HIDDEN]; 2];
         let out = self.forward(sample, mirror, &mut acc);
-        let p = sigmoid(out);
-        let err = p - sample.target;
-        let d_out = 2.0 * err * p * (1.0 - p);
+        let gain = target.gain();
+        let p = sigmoid(out * gain);
+        let err = p - target.of(sample);
+        let d_out = 2.0 * err * p * (1.0 - p) * gain;
         grad.b2 += d_out;
         let mut d_acc = [[0.0f32; HIDDEN]; 2];
         for side in 0..2 {
@@ -236,12 +323,12 @@ impl FloatNet {
     }
 
     /// Mean loss over `samples` (no mirroring).
-    pub fn loss(&self, samples: &[Sample]) -> f64 {
+    pub fn loss(&self, samples: &[Sample], target: &Target) -> f64 {
         let mut acc = [[0.0f32; HIDDEN]; 2];
         let total: f64 = samples
             .iter()
             .map(|s| {
-                let e = sigmoid(self.forward(s, false, &mut acc)) - s.target;
+                let e = sigmoid(self.forward(s, false, &mut acc) * target.gain()) - target.of(s);
                 f64::from(e * e)
             })
             .sum();
@@ -293,10 +380,10 @@ impl FloatNet {
 }
 
 /// The loss of the hand-written evaluation on `samples`.
-pub fn baseline_loss(samples: &[Sample]) -> f64 {
+pub fn baseline_loss(samples: &[Sample], target: &Target) -> f64 {
     let total: f64 = samples
         .iter()
-        .map(|s| f64::from((sigmoid(s.hce) - s.target).powi(2)))
+        .map(|s| f64::from((sigmoid(s.hce * target.gain()) - target.of(s)).powi(2)))
         .sum();
     total / samples.len().max(1) as f64
 }
@@ -343,6 +430,7 @@ pub struct TrainOptions {
     pub hce_percent: u32,
     /// Start from this network instead of random weights.
     pub init: Option<FloatNet>,
+    pub target: Target,
 }
 
 /// Trains from random weights (or from `opts.init`); returns the network of
@@ -381,6 +469,7 @@ pub fn train(
         for (b, batch) in train_set.chunks(opts.batch.max(1)).enumerate() {
             let chunk = batch.len().div_ceil(threads);
             let net_ref = &net;
+            let target = opts.target;
             let losses: Vec<f64> = std::thread::scope(|scope| {
                 let handles: Vec<_> = grads
                     .iter_mut()
@@ -393,7 +482,7 @@ pub fn train(
                             for (i, s) in part.iter().enumerate() {
                                 // Mirror every other position, varying by batch and epoch.
                                 let mirror = (i + t + b + epoch) % 2 == 1;
-                                loss += f64::from(net_ref.backward(s, mirror, grad));
+                                loss += f64::from(net_ref.backward(s, &target, mirror, grad));
                             }
                             loss
                         })
@@ -414,7 +503,7 @@ pub fn train(
             }
             adam.update(&mut net, &first[0], lr, batch.len());
         }
-        let validation_loss = net.loss(validation);
+        let validation_loss = net.loss(validation, &opts.target);
         report(
             epoch,
             train_loss / train_set.len().max(1) as f64,
@@ -429,7 +518,7 @@ pub fn train(
 
 /// Parses `FEN | result | score` lines into samples, each score multiplied
 /// by `score_scale` and rounded; counts the lines it could not use.
-pub fn parse_samples(text: &str, lambda: f32, score_scale: f64) -> (Vec<Sample>, usize) {
+pub fn parse_samples(text: &str, score_scale: f64) -> (Vec<Sample>, usize) {
     let mut samples = Vec::new();
     let mut bad = 0;
     for line in text.lines() {
@@ -443,7 +532,7 @@ pub fn parse_samples(text: &str, lambda: f32, score_scale: f64) -> (Vec<Sample>,
                 let result: f32 = result.parse().ok()?;
                 let score: f64 = score.parse().ok()?;
                 let score = (score * score_scale).round() as f32;
-                Sample::new(&pos, result, score, lambda)
+                Sample::new(&pos, result, score)
             }),
             _ => None,
         };
@@ -455,12 +544,91 @@ pub fn parse_samples(text: &str, lambda: f32, score_scale: f64) -> (Vec<Sample>,
     (samples, bad)
 }
 
+/// The training samples of the `--data` files (text or `.vf`) and of every
+/// chunk of `pool`, and how many of them, at the end, are held out: for text
+/// files the last 2% of their lines (whole games, as datagen writes a game's
+/// positions together), for games every 50th game.
+fn load_samples(
+    data: &[String],
+    pool: Option<&str>,
+    filter: &PositionFilter,
+    score_scale: f64,
+) -> Result<(Vec<Sample>, usize), String> {
+    let mut training = Vec::new();
+    let mut validation = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut stats = FilterStats::default();
+    let mut game_files: Vec<std::path::PathBuf> = Vec::new();
+    for path in data {
+        if format_of(path) == DataFormat::Viriformat {
+            game_files.push(path.into());
+            continue;
+        }
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("cannot read '{path}': {e}"))?;
+        let (mut s, bad) = parse_samples(&text, score_scale);
+        eprintln!("{path}: {} positions, {bad} lines skipped", s.len());
+        let held = s.split_off(s.len() - s.len() / 50);
+        training.append(&mut s);
+        validation.extend(held);
+    }
+    if let Some(dir) = pool {
+        let chunks = list_chunks(std::path::Path::new(dir))?;
+        eprintln!("pool {dir}: {} chunks", chunks.len());
+        game_files.extend(chunks.into_iter().map(|c| c.path));
+    }
+    let mut number = 0u64;
+    for path in &game_files {
+        let games = read_games(path)?;
+        let before = stats;
+        for game in &games {
+            visit_training_positions(game, number, filter, &mut seen, &mut stats, |p| {
+                let score = (f64::from(p.score) * score_scale).round() as f32;
+                if let Some(sample) = Sample::new(&p.position, p.result, score) {
+                    if p.held_out {
+                        validation.push(sample);
+                    } else {
+                        training.push(sample);
+                    }
+                }
+            });
+            number += 1;
+        }
+        eprintln!(
+            "{}: {} games, {} positions stored, {} used",
+            path.display(),
+            games.len(),
+            stats.stored - before.stored,
+            stats.kept - before.kept
+        );
+    }
+    if !game_files.is_empty() {
+        eprintln!("games: {stats}");
+    }
+    let held_out = validation.len();
+    training.append(&mut validation);
+    Ok((training, held_out))
+}
+
 /// The options of `guoxiang nnue` (see the module documentation).
 #[derive(clap::Args, Debug)]
 pub struct NnueArgs {
-    /// `FEN | result | score` lines from `guoxiang datagen` (repeatable)
-    #[arg(long, value_name = "FILE", required = true)]
+    /// Positions from `guoxiang datagen` (repeatable): `FEN | result |
+    /// score` lines, or viriformat games if the name ends in `.vf`
+    #[arg(long, value_name = "FILE", required_unless_present = "pool")]
     data: Vec<String>,
+    /// Every chunk of this self-play pool (see `guoxiang pool`), after --data
+    #[arg(long, value_name = "DIR")]
+    pool: Option<String>,
+    /// Pool games: positions of the first N plies of each game are not used
+    #[arg(long, value_name = "N", default_value_t = PositionFilter::default().min_ply)]
+    min_ply: usize,
+    /// Pool games: positions scored beyond CP centipawns are not used
+    #[arg(long, value_name = "CP", default_value_t = PositionFilter::default().max_score)]
+    max_score: i32,
+    /// Pool games: keep repeated positions (each is used once otherwise)
+    #[arg(long)]
+    keep_duplicates: bool,
     /// Passes over the training positions
     #[arg(long, value_name = "N", default_value_t = 20)]
     epochs: usize,
@@ -476,7 +644,7 @@ pub struct NnueArgs {
     )]
     lr: f32,
     /// The weight of the search score in the target (0 to 1):
-    /// lambda * sigmoid(score / 400) + (1 - lambda) * result
+    /// lambda * sigmoid(score / K) + (1 - lambda) * result
     #[arg(
         long,
         value_name = "X",
@@ -484,6 +652,10 @@ pub struct NnueArgs {
         allow_negative_numbers = true
     )]
     lambda: f32,
+    /// K, the centipawns of one sigmoid unit in the target and the loss:
+    /// a number, or `fit` to fit it to the training positions' results
+    #[arg(long, value_name = "K|fit", default_value = "400")]
+    sigmoid_scale: String,
     /// Each search score is multiplied by X (rounded to whole centipawns)
     /// before it enters the target; below 1 keeps a generation on its
     /// parent's scale (search scores run larger than static ones)
@@ -521,7 +693,17 @@ pub fn command(args: NnueArgs) -> Result<ExitCode, String> {
         threads,
         seed,
         out,
+        pool,
+        min_ply,
+        max_score,
+        keep_duplicates,
+        sigmoid_scale,
     } = args;
+    let filter = PositionFilter {
+        min_ply,
+        max_score,
+        dedup: !keep_duplicates,
+    };
     let hce_percent_given = hce_percent.is_some();
     let mut opts = TrainOptions {
         epochs,
@@ -531,6 +713,7 @@ pub fn command(args: NnueArgs) -> Result<ExitCode, String> {
         seed,
         hce_percent: hce_percent.unwrap_or(0),
         init: None,
+        target: Target { lambda, k: 400.0 },
     };
     if !(0.0..=1.0).contains(&lambda) || opts.batch == 0 || opts.epochs == 0 {
         return Err("--lambda must be in 0..1, --batch and --epochs above 0".into());
@@ -554,22 +737,29 @@ pub fn command(args: NnueArgs) -> Result<ExitCode, String> {
         opts.init = Some(FloatNet::from_network(&net));
     }
     let start = Instant::now();
-    let mut samples = Vec::new();
-    for path in &data {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| format!("cannot read '{path}': {e}"))?;
-        let (mut s, bad) = parse_samples(&text, lambda, score_scale);
-        eprintln!("{path}: {} positions, {bad} lines skipped", s.len());
-        samples.append(&mut s);
+    let (mut samples, held_out) = load_samples(&data, pool.as_deref(), &filter, score_scale)?;
+    if samples.len() < 100 || held_out == 0 {
+        return Err(format!(
+            "only {} usable positions ({held_out} held out)",
+            samples.len()
+        ));
     }
-    if samples.len() < 100 {
-        return Err(format!("only {} usable positions", samples.len()));
-    }
-    // The last 2% of the lines held out: whole games (datagen writes a game's
-    // positions together), so the validation loss is not flattered by
-    // positions of games the network trained on.
-    let held_out = samples.len() / 50;
     let split = samples.len() - held_out;
+    opts.target.k = match sigmoid_scale.as_str() {
+        "fit" => fit_sigmoid_scale(&samples[..split]),
+        k => k
+            .parse::<f32>()
+            .ok()
+            .filter(|k| (10.0..=10_000.0).contains(k))
+            .ok_or("--sigmoid-scale must be `fit` or a number from 10 to 10000")?,
+    };
+    eprintln!(
+        "target: {} x sigmoid(score / {:.1}) + {} x result; {:.0} positions/s loaded",
+        opts.target.lambda,
+        opts.target.k,
+        1.0 - opts.target.lambda,
+        samples.len() as f64 / start.elapsed().as_secs_f64().max(1e-9)
+    );
     let (train_set, validation) = samples.split_at_mut(split);
     eprintln!(
         "{} training, {} validation positions; hidden {HIDDEN}, scale {SCALE}",
@@ -578,19 +768,23 @@ pub fn command(args: NnueArgs) -> Result<ExitCode, String> {
     );
     eprintln!(
         "hand-written evaluation: validation loss {:.6}",
-        baseline_loss(validation)
+        baseline_loss(validation, &opts.target)
     );
     if let Some(init) = &opts.init {
         eprintln!(
             "--init network: validation loss {:.6}",
-            init.loss(validation)
+            init.loss(validation, &opts.target)
         );
     }
+    let trained = train_set.len() as f64;
+    let mut epoch_start = Instant::now();
     let (net, loss) = train(train_set, validation, &opts, |epoch, t, v| {
         eprintln!(
-            "epoch {epoch:3}  train {t:.6}  validation {v:.6}  {:.0} s",
-            start.elapsed().as_secs_f64()
+            "epoch {epoch:3}  train {t:.6}  validation {v:.6}  {:.0} s  {:.0} positions/s",
+            start.elapsed().as_secs_f64(),
+            trained / epoch_start.elapsed().as_secs_f64().max(1e-9)
         );
+        epoch_start = Instant::now();
     });
     let bytes = net.quantise().to_bytes();
     std::fs::write(&out, bytes).map_err(|e| format!("cannot write '{out}': {e}"))?;
@@ -617,7 +811,7 @@ mod tests {
         let q = net.quantise();
         let fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 4 4";
         let pos = Position::from_fen(fen, false).expect("fen");
-        let sample = Sample::new(&pos, 0.5, 0.0, 1.0).expect("sample");
+        let sample = Sample::new(&pos, 0.5, 0.0).expect("sample");
         let mut acc = [[0.0; HIDDEN]; 2];
         let float_cp = net.forward(&sample, false, &mut acc) * SCALE as f32;
         let quantised_cp = evaluate_body(&q, &pos) as f32;
@@ -630,11 +824,48 @@ mod tests {
     #[test]
     fn score_scale_shrinks_the_score_before_the_target() {
         let line = "4k3/8/8/8/8/8/8/3QK3 w - - 0 1 | 0.5 | 401\n";
-        let (plain, _) = parse_samples(line, 1.0, 1.0);
-        let (scaled, _) = parse_samples(line, 1.0, 0.5);
+        let (plain, _) = parse_samples(line, 1.0);
+        let (scaled, _) = parse_samples(line, 0.5);
+        let target = Target::default();
         // 401 x 0.5 = 200.5 rounds to 201 centipawns.
-        assert!((plain[0].target - sigmoid(401.0 / 400.0)).abs() < 1e-6);
-        assert!((scaled[0].target - sigmoid(201.0 / 400.0)).abs() < 1e-6);
+        assert!((target.of(&plain[0]) - sigmoid(401.0 / 400.0)).abs() < 1e-6);
+        assert!((target.of(&scaled[0]) - sigmoid(201.0 / 400.0)).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_target_blends_score_and_result_in_fitted_units() {
+        let line = "4k3/8/8/8/8/8/8/3QK3 b - - 0 1 | 1.0 | 300\n";
+        let (samples, _) = parse_samples(line, 1.0);
+        // Black to move: the side to move's score is -300 and it lost.
+        let target = Target {
+            lambda: 0.75,
+            k: 300.0,
+        };
+        let expected = 0.75 * sigmoid(-1.0);
+        assert!((target.of(&samples[0]) - expected).abs() < 1e-6);
+        assert!((target.gain() - SCALE as f32 / 300.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_sigmoid_scale_fits_the_results() {
+        // Results drawn so that a score s wins with probability
+        // sigmoid(s / 250): the fit finds about 250.
+        let mut rng = crate::tools::selfplay::Rng(5);
+        let pos = Position::from_fen("4k3/8/8/8/8/8/8/3QK3 w - - 0 1", false).expect("fen");
+        let samples: Vec<Sample> = (0..20_000)
+            .filter_map(|_| {
+                let score = rng.below(1201) as f32 - 600.0;
+                let unit = (rng.next() >> 11) as f32 / (1u64 << 53) as f32;
+                let result = if unit < sigmoid(score / 250.0) {
+                    1.0
+                } else {
+                    0.0
+                };
+                Sample::new(&pos, result, score)
+            })
+            .collect();
+        let k = fit_sigmoid_scale(&samples);
+        assert!((225.0..=275.0).contains(&k), "fitted {k}");
     }
 
     #[test]
@@ -647,7 +878,7 @@ mod tests {
 4k3/8/8/8/8/8/8/4K3 w - - 0 1 | 0.5 | 0
 not a line
 ";
-        let (mut samples, bad) = parse_samples(text, 0.5, 1.0);
+        let (mut samples, bad) = parse_samples(text, 1.0);
         assert_eq!((samples.len(), bad), (5, 1));
         let validation = samples.clone();
         let opts = TrainOptions {
@@ -658,8 +889,12 @@ not a line
             seed: 3,
             hce_percent: 0,
             init: None,
+            target: Target {
+                lambda: 0.5,
+                k: 400.0,
+            },
         };
-        let before = FloatNet::random(opts.seed, 0).loss(&validation);
+        let before = FloatNet::random(opts.seed, 0).loss(&validation, &opts.target);
         let (net, after) = train(&mut samples, &validation, &opts, |_, _, _| {});
         assert!(after < before / 2.0, "{before} -> {after}");
         let q = net.quantise();

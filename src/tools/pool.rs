@@ -20,7 +20,7 @@
 //! ```
 
 use crate::board::position::Position;
-use crate::tools::viriformat::{GameReader, GameRecord, Wdl};
+use crate::tools::viriformat::{GameReader, GameRecord, Wdl, MATE_SCORE};
 use std::path::{Path, PathBuf};
 
 /// The environment variable that names the pool when `--pool` is not given.
@@ -226,6 +226,115 @@ pub fn games_from_text(text: &str) -> (Vec<GameRecord>, usize) {
     (games, bad)
 }
 
+/// Which stored positions training uses: the pool keeps every ply, the
+/// filter chooses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PositionFilter {
+    /// Positions of a game's first plies (after its opening) are not used.
+    pub min_ply: usize,
+    /// Positions scored beyond this (centipawns, either side) are not used.
+    pub max_score: i32,
+    /// A position (by its Zobrist key) is used once only.
+    pub dedup: bool,
+}
+
+impl Default for PositionFilter {
+    fn default() -> PositionFilter {
+        PositionFilter {
+            min_ply: 8,
+            max_score: 10_000,
+            dedup: true,
+        }
+    }
+}
+
+/// What a filter kept and why it dropped the rest.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FilterStats {
+    pub stored: u64,
+    pub kept: u64,
+    pub early: u64,
+    pub in_check: u64,
+    /// The move played was a capture or a promotion.
+    pub tactical: u64,
+    /// A mate score, or beyond `max_score`.
+    pub score: u64,
+    pub duplicate: u64,
+}
+
+impl std::fmt::Display for FilterStats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} positions stored, {} used; dropped: {} early plies, {} in check, {} captures or promotions played, {} mate or large scores, {} repeated",
+            self.stored, self.kept, self.early, self.in_check, self.tactical, self.score, self.duplicate
+        )
+    }
+}
+
+/// One position training may use.
+pub struct TrainingPosition {
+    pub position: Position,
+    /// 1.0, 0.5 or 0.0, White's point of view.
+    pub result: f32,
+    /// The search's score, White's point of view.
+    pub score: i16,
+    /// Kept out of training, for the validation loss: every 50th game, or,
+    /// for games without moves (positions imported from text, about a
+    /// hundred to a game), every 50th block of a hundred.
+    pub held_out: bool,
+}
+
+/// Calls `visit` with every position of game number `number` that `filter`
+/// keeps, counting in `stats`; `seen` holds the keys of positions already
+/// used, across games.
+pub fn visit_training_positions(
+    game: &GameRecord,
+    number: u64,
+    filter: &PositionFilter,
+    seen: &mut std::collections::HashSet<u64>,
+    stats: &mut FilterStats,
+    mut visit: impl FnMut(&TrainingPosition),
+) {
+    let held_out = if game.moves.is_empty() {
+        (number / 100) % 50 == 49
+    } else {
+        number % 50 == 49
+    };
+    let result = game.wdl.white_result();
+    for (ply, (position, score, played)) in game.positions().into_iter().enumerate() {
+        stats.stored += 1;
+        if played.is_some() && ply < filter.min_ply {
+            stats.early += 1;
+            continue;
+        }
+        if position.in_check() {
+            stats.in_check += 1;
+            continue;
+        }
+        if played.is_some_and(|mv| position.is_capture(mv) || mv.promotion_piece().is_some()) {
+            stats.tactical += 1;
+            continue;
+        }
+        let magnitude = i32::from(score).abs();
+        if magnitude >= i32::from(MATE_SCORE) || magnitude > filter.max_score {
+            stats.score += 1;
+            continue;
+        }
+        if filter.dedup && !seen.insert(position.key()) {
+            stats.duplicate += 1;
+            continue;
+        }
+        stats.kept += 1;
+        visit(&TrainingPosition {
+            position,
+            result,
+            score,
+            held_out,
+        });
+    }
+}
+
 /// The MD5 digest of `data` as 32 hex digits (RFC 1321): how the manifest
 /// names a network, as `md5sum` does.
 pub fn md5_hex(data: &[u8]) -> String {
@@ -395,6 +504,65 @@ mod tests {
         let digits =
             b"12345678901234567890123456789012345678901234567890123456789012345678901234567890";
         assert_eq!(md5_hex(digits), "57edf4a22be3c955ac49da2e2107b67a");
+    }
+
+    #[test]
+    fn the_filter_drops_early_tactical_checked_mate_and_repeated_positions() {
+        let mut pos = Position::startpos();
+        let mut moves = Vec::new();
+        let plies = [
+            ("e2e4", 30),
+            ("d7d5", 20),
+            ("e4d5", 40), // a capture played: dropped
+            ("d8d5", 10), // a capture played: dropped
+            ("b1c3", 25),
+            ("d5e5", 15),
+            ("g1e2", 30),         // in check: dropped
+            ("e5a5", MATE_SCORE), // a mate score: dropped
+            ("e2g1", 35),
+            ("a5e5", 12),
+            ("g1e2", 30), // in check again: dropped
+            ("e5a5", 20), // the position the mate score was dropped from: used now
+        ];
+        for (uci, score) in plies {
+            let mv = pos.parse_uci_move(uci).expect(uci);
+            moves.push((mv, score));
+            pos.make_move(mv);
+        }
+        let game = GameRecord {
+            start: Position::startpos(),
+            start_score: 0,
+            wdl: Wdl::DRAW,
+            moves,
+        };
+        let filter = PositionFilter {
+            min_ply: 1,
+            ..PositionFilter::default()
+        };
+        let mut seen = std::collections::HashSet::new();
+        let mut stats = FilterStats::default();
+        let mut kept = Vec::new();
+        visit_training_positions(&game, 49, &filter, &mut seen, &mut stats, |p| {
+            assert!(p.held_out, "game 49 is held out");
+            kept.push(p.score);
+        });
+        assert_eq!(kept, vec![20, 25, 15, 35, 12, 20]);
+        assert_eq!(
+            (
+                stats.stored,
+                stats.early,
+                stats.tactical,
+                stats.in_check,
+                stats.score,
+                stats.duplicate
+            ),
+            (12, 1, 2, 2, 1, 0)
+        );
+        let mut again = FilterStats::default();
+        visit_training_positions(&game, 0, &filter, &mut seen, &mut again, |p| {
+            assert!(!p.held_out);
+        });
+        assert_eq!(again.duplicate, 6, "every position was used already");
     }
 
     #[test]
