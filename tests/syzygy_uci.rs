@@ -114,7 +114,15 @@ fn bad_syzygy_paths_and_files_get_an_info_string_and_the_engine_plays_on() {
 /// An engine with the tables, and the library's own view of them to judge
 /// the moves it plays.
 fn engine_with_tables(dir: &Path) -> (Engine, Tablebases) {
-    let e = engine_with_syzygy_path(dir, "found 40 WDL");
+    let wdl_files = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| e.path().extension().is_some_and(|x| x == "rtbw"))
+                .count()
+        })
+        .unwrap_or(0);
+    let e = engine_with_syzygy_path(dir, &format!("found {wdl_files} WDL"));
     let (tables, _) = Tablebases::open(&dir.to_string_lossy());
     (e, tables)
 }

@@ -12,8 +12,12 @@
 //! ```
 //!
 //! `f(m)`, the share of positions no score converts (fortresses, and games
-//! the winning side fails to finish), keeps a little draw chance at any
-//! score; it is piecewise linear in `m` too.
+//! the winning side fails to finish), keeps a little draw chance; it is
+//! piecewise linear in `m` too. It was fitted within +-300 cp and holds there
+//! in full; beyond, it fades linearly to nothing at +-1000 cp, so that a
+//! crushing score (king and queen against a bare king) is a win, not a
+//! quarter draws. A tablebase or mate score is certain: 1000/0/0 or
+//! 0/0/1000.
 //!
 //! where `a(m)` (the score of an even win/draw split) and `b(m)` (how fast
 //! the odds turn with the score) are piecewise linear in `m` between the
@@ -27,6 +31,7 @@
 
 use crate::board::position::Position;
 use crate::board::types::PieceKind;
+use crate::eval::score::{MATE, TB_WIN, TB_WIN_BOUND};
 
 /// The material counts where `a` and `b` are given.
 pub const KNOTS: [i32; 11] = [0, 6, 12, 18, 24, 32, 40, 50, 60, 70, 78];
@@ -84,18 +89,36 @@ pub fn model_parameters(c: &[f64; PARAMETERS], material: i32) -> (f64, f64, f64)
     (at(0), at(k).max(1.0), at(FORTRESS).clamp(0.0, 50.0) / 100.0)
 }
 
+/// The score (either side) up to which the fortress share holds in full,
+/// and the score where it has faded to nothing.
+pub const FORTRESS_FADE: (i32, i32) = (300, 1000);
+
+/// How much of the fortress share holds at `score`: 1 up to
+/// `FORTRESS_FADE.0`, 0 from `FORTRESS_FADE.1`, linear between.
+fn fortress_weight(score: i32) -> f64 {
+    let (full, none) = FORTRESS_FADE;
+    f64::from((none - score.abs()).clamp(0, none - full)) / f64::from(none - full)
+}
+
 /// `(W, D, L)` probabilities for a score `x` (side to move's view, centipawns).
 pub fn probabilities(c: &[f64; PARAMETERS], score: i32, material: i32) -> (f64, f64, f64) {
     let (a, b, fortress) = model_parameters(c, material);
     let x = f64::from(score) + c[EDGE];
-    let keep = 1.0 - fortress;
+    let keep = 1.0 - fortress * fortress_weight(score);
     let win = keep / (1.0 + ((a - x) / b).exp());
     let loss = keep / (1.0 + ((a + x) / b).exp());
     (win, (1.0 - win - loss).max(0.0), loss)
 }
 
-/// `(W, D, L)` in per mille, summing to exactly 1000, as `info ... wdl` shows.
+/// `(W, D, L)` in per mille, summing to exactly 1000, as `info ... wdl` shows;
+/// a tablebase or mate score is a certain result.
 pub fn per_mille(score: i32, material: i32) -> (u32, u32, u32) {
+    if score >= TB_WIN_BOUND {
+        return (1000, 0, 0);
+    }
+    if score <= -TB_WIN_BOUND {
+        return (0, 0, 1000);
+    }
     let (w, _, l) = probabilities(&COEFFICIENTS, score, material);
     let win = (w * 1000.0).round().clamp(0.0, 1000.0) as u32;
     let loss = ((l * 1000.0).round().clamp(0.0, 1000.0) as u32).min(1000 - win);
@@ -130,6 +153,24 @@ mod tests {
                 "{score}: {gaps:?}"
             );
         }
+    }
+
+    #[test]
+    fn crushing_tablebase_and_mate_scores_are_certain() {
+        // King and queen against a bare king (material 9), as the search
+        // scores it: a win, not a quarter draws.
+        assert_eq!(per_mille(-1362, 9), (0, 0, 1000));
+        assert_eq!(per_mille(1362, 9), (1000, 0, 0));
+        for score in [TB_WIN, TB_WIN_BOUND, MATE - 1] {
+            assert_eq!(per_mille(score, 0), (1000, 0, 0), "{score}");
+            assert_eq!(per_mille(-score, 40), (0, 0, 1000), "{score}");
+        }
+        // Within +-300 cp the fitted fortress share holds in full.
+        assert_eq!(fortress_weight(300), 1.0);
+        assert_eq!(fortress_weight(-650), 0.5);
+        assert_eq!(fortress_weight(1000), 0.0);
+        let (_, draws, _) = per_mille(250, 9);
+        assert!(draws > 200, "{draws}");
     }
 
     #[test]
