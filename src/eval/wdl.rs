@@ -31,7 +31,7 @@
 
 use crate::board::position::Position;
 use crate::board::types::PieceKind;
-use crate::eval::score::{MATE, TB_WIN, TB_WIN_BOUND};
+use crate::eval::score::TB_WIN_BOUND;
 
 /// The material counts where `a` and `b` are given.
 pub const KNOTS: [i32; 11] = [0, 6, 12, 18, 24, 32, 40, 50, 60, 70, 78];
@@ -128,6 +128,7 @@ pub fn per_mille(score: i32, material: i32) -> (u32, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::eval::score::{MATE, TB_WIN};
 
     #[test]
     fn odds_sum_to_a_thousand_and_follow_the_score() {

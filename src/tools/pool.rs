@@ -404,11 +404,27 @@ pub struct PoolArgs {
     /// With --import: the command that made the text, for the manifest
     #[arg(long, value_name = "TEXT", default_value = "")]
     made_by: String,
+    /// Prints every position stored in this viriformat file as a `FEN |
+    /// result | score` line (White's view; mates as +-32767), unfiltered
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["import", "verify"])]
+    dump: Option<String>,
 }
 
 /// The `pool` subcommand: the manifest of the pool (a Markdown table, as in
 /// `docs/network.md`), or an import.
 pub fn command(args: PoolArgs) -> Result<(), String> {
+    if let Some(file) = &args.dump {
+        use std::io::Write;
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        for game in read_games(Path::new(file))? {
+            let result = game.wdl.white_result();
+            for (pos, score, _) in game.positions() {
+                writeln!(out, "{} | {result:.1} | {score}", pos.to_fen())
+                    .map_err(|e| format!("cannot write: {e}"))?;
+            }
+        }
+        return out.flush().map_err(|e| format!("cannot write: {e}"));
+    }
     let dir = pool_dir(args.pool.as_deref())
         .ok_or_else(|| format!("no pool: give --pool DIR or set {POOL_ENV}"))?;
     if let (Some(file), Some(seed)) = (&args.import, args.seed) {
