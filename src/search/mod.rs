@@ -77,6 +77,8 @@ pub struct SearchResult {
     /// The last exact score reported for `best` (side to move's view); 0 if
     /// not even depth 1 finished.
     pub score: i32,
+    /// The deepest iteration the main thread completed.
+    pub depth: i32,
     /// Nodes searched by all threads.
     pub nodes: u64,
 }
@@ -330,6 +332,7 @@ fn run_search(
         result.best = Some(best);
         result.ponder = ponder;
         result.score = main.reported_score.unwrap_or(0);
+        result.depth = main.completed_depth;
         final_line = main.line_info(0, None, 0);
     });
     result.nodes = shared.total_nodes();

@@ -934,6 +934,13 @@ impl<'a> Searcher<'a> {
             }
             best_move_changes *= 0.5;
             last_best = Some(best);
+            if self
+                .limits
+                .soft_nodes
+                .is_some_and(|soft| self.total_nodes() >= soft)
+            {
+                break;
+            }
             if let Some(mate) = self.limits.mate {
                 if mate_in(self.root_moves[0].score).is_some_and(|m| m > 0 && m <= mate) {
                     break;

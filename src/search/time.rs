@@ -11,6 +11,11 @@ use std::time::Duration;
 pub struct Limits {
     pub depth: Option<i32>,
     pub nodes: Option<u64>,
+    /// No new iteration is started once this many nodes are searched (a
+    /// node budget's soft limit, as a time budget has one; not a UCI `go`
+    /// parameter: self-play uses it to spend no nodes on an iteration the
+    /// hard `nodes` limit would cut short).
+    pub soft_nodes: Option<u64>,
     /// Find a mate in at most this many moves.
     pub mate: Option<i32>,
     pub movetime: Option<u64>,

@@ -54,7 +54,7 @@ use crate::eval::score::MATE_BOUND;
 use crate::eval::EvalConfig;
 use crate::search::time::Limits;
 use crate::search::tt::TranspositionTable;
-use crate::search::{search_sync, SearchRequest, ThreadData};
+use crate::search::{search_sync, SearchRequest, SearchResult, ThreadData};
 use crate::tools::pool::{
     chunk_path, md5_hex, meta_path, pool_dir, remove_partial_files, write_atomically, ChunkMeta,
 };
@@ -72,6 +72,8 @@ use std::time::Instant;
 pub struct DatagenOptions {
     pub games: u64,
     pub nodes: u64,
+    /// No new iteration after this many nodes (see [`NodeBudget`]).
+    pub soft_nodes: Option<u64>,
     pub threads: usize,
     pub seed: u64,
     /// Opening positions (FENs); empty: the start position.
@@ -94,6 +96,7 @@ impl Default for DatagenOptions {
         DatagenOptions {
             games: 100,
             nodes: 5000,
+            soft_nodes: None,
             threads: 1,
             seed: 1,
             openings: Vec::new(),
@@ -109,6 +112,15 @@ impl Default for DatagenOptions {
     }
 }
 
+impl DatagenOptions {
+    fn budget(&self) -> NodeBudget {
+        NodeBudget {
+            hard: self.nodes,
+            soft: self.soft_nodes,
+        }
+    }
+}
+
 /// Totals of a run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DatagenStats {
@@ -119,6 +131,10 @@ pub struct DatagenStats {
     pub black_wins: u64,
     /// Plies played, openings excluded.
     pub plies: u64,
+    /// The completed depths of the searches of those plies, summed.
+    pub depths: u64,
+    /// Nodes of those searches.
+    pub nodes: u64,
 }
 
 /// One finished game.
@@ -131,6 +147,10 @@ struct Game {
     /// 1.0, 0.5 or 0.0, White's point of view.
     result: f64,
     plies: u64,
+    /// The completed depths of the game's searches, summed.
+    depths: u64,
+    /// Nodes of the game's searches (the opening's check aside).
+    nodes: u64,
 }
 
 /// How `generate` writes the games.
@@ -147,20 +167,28 @@ pub enum DataFormat {
 pub fn search_nodes(
     pos: &Position,
     history: &[u64],
-    nodes: u64,
+    nodes: NodeBudget,
     eval: &EvalConfig,
     tt: &TranspositionTable,
     data: &mut Vec<ThreadData>,
-) -> (Option<Move>, i32) {
+) -> SearchResult {
     let limits = Limits {
-        nodes: Some(nodes.max(1)),
+        nodes: Some(nodes.hard.max(1)),
+        soft_nodes: nodes.soft,
         ..Limits::default()
     };
     let mut request = SearchRequest::new(*pos, limits);
     request.history = history.to_vec();
     request.eval = eval.clone();
-    let result = search_sync(&request, tt, data);
-    (result.best, result.score)
+    search_sync(&request, tt, data)
+}
+
+/// The nodes of one self-play search: it stops at `hard`, and starts no new
+/// iteration after `soft`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NodeBudget {
+    pub hard: u64,
+    pub soft: Option<u64>,
 }
 
 /// Plays game number `index`. The tables are cleared first, so the game
@@ -185,8 +213,8 @@ fn play_game(
         100,
         |pos, history| {
             opts.max_opening_score <= 0
-                || search_nodes(pos, history, opts.nodes, &opts.eval, tt, data)
-                    .1
+                || search_nodes(pos, history, opts.budget(), &opts.eval, tt, data)
+                    .score
                     .abs()
                     <= opts.max_opening_score
         },
@@ -195,6 +223,8 @@ fn play_game(
     let start = pos;
     let mut fens = Vec::new();
     let mut moves = Vec::new();
+    let mut depths = 0u64;
+    let mut nodes = 0u64;
     let mut ply = 0usize;
     let mut adjudicator = Adjudicator::new(Adjudication {
         win_score: opts.win_score,
@@ -211,7 +241,10 @@ fn play_game(
         if ply >= opts.max_plies {
             break 0.5;
         }
-        let (best, score) = search_nodes(&pos, &history, opts.nodes, &opts.eval, tt, data);
+        let searched = search_nodes(&pos, &history, opts.budget(), &opts.eval, tt, data);
+        let (best, score) = (searched.best, searched.score);
+        depths += u64::try_from(searched.depth).unwrap_or(0);
+        nodes += searched.nodes;
         let Some(best) = best else {
             break 0.5;
         };
@@ -237,6 +270,8 @@ fn play_game(
         fens,
         result,
         plies: ply as u64,
+        depths,
+        nodes,
     }
 }
 
@@ -333,6 +368,8 @@ pub fn generate(
                 stats.games += 1;
                 stats.positions += game.fens.len() as u64;
                 stats.plies += game.plies;
+                stats.depths += game.depths;
+                stats.nodes += game.nodes;
                 progress(&stats);
             }
         }
@@ -355,6 +392,10 @@ pub struct DatagenArgs {
     /// Nodes searched per move (one search thread)
     #[arg(long, value_name = "N", default_value_t = DatagenOptions::default().nodes)]
     nodes: u64,
+    /// No new iteration of a move's search is started after N nodes (a
+    /// soft limit under --nodes) [default: none]
+    #[arg(long, value_name = "N")]
+    soft_nodes: Option<u64>,
     /// Games played at once, each thread with its own tables (1 to 256)
     #[arg(long, value_name = "N", default_value_t = DatagenOptions::default().threads)]
     threads: usize,
@@ -424,6 +465,7 @@ pub fn command(args: DatagenArgs) -> Result<(), String> {
     let DatagenArgs {
         games,
         nodes,
+        soft_nodes,
         threads,
         seed,
         out: out_path,
@@ -443,6 +485,7 @@ pub fn command(args: DatagenArgs) -> Result<(), String> {
     let mut opts = DatagenOptions {
         games,
         nodes,
+        soft_nodes,
         threads,
         seed,
         hash_mb,
@@ -513,9 +556,11 @@ pub fn command(args: DatagenArgs) -> Result<(), String> {
     let stats = generate(&opts, format, &mut out, &mut progress_printer(opts.games))?;
     let secs = start.elapsed().as_secs_f64();
     println!(
-        "{} games ({} plies, +{} ={} -{} for White), {} positions written to {out_path} in {:.1} s ({:.2} games/s)",
+        "{} games ({} plies, mean depth {:.2}, {:.0} nodes a ply, +{} ={} -{} for White), {} positions written to {out_path} in {:.1} s ({:.2} games/s)",
         stats.games,
         stats.plies,
+        stats.depths as f64 / stats.plies.max(1) as f64,
+        stats.nodes as f64 / stats.plies.max(1) as f64,
         stats.white_wins,
         stats.draws,
         stats.black_wins,
@@ -591,6 +636,9 @@ fn chunk_command(opts: &DatagenOptions, settings: &ChunkSettings) -> String {
         opts.max_opening_score,
         opts.random_plies
     );
+    if let Some(soft) = opts.soft_nodes {
+        command += &format!(" --soft-nodes {soft}");
+    }
     if let Some(book) = &settings.book {
         command += &format!(" --openings {book}");
     }
@@ -708,6 +756,30 @@ mod tests {
             assert!(!pos.in_check(), "{line}");
             assert!(!legal_moves(&pos).is_empty(), "{line}");
         }
+    }
+
+    #[test]
+    fn a_soft_node_limit_starts_no_iteration_past_it() {
+        let tt = TranspositionTable::new(1).expect("a table");
+        let mut data = Vec::new();
+        let pos = Position::startpos();
+        let mut search = |soft| {
+            tt.clear();
+            data.clear();
+            let budget = NodeBudget { hard: 20_000, soft };
+            search_nodes(&pos, &[], budget, &EvalConfig::default(), &tt, &mut data)
+        };
+        let hard_only = search(None);
+        assert!(hard_only.nodes >= 20_000, "{hard_only:?}");
+        let soft = search(Some(1));
+        assert_eq!(soft.depth, 1, "{soft:?}");
+        assert!(soft.nodes < 1000 && soft.best.is_some(), "{soft:?}");
+        let some = search(Some(5_000));
+        assert!(
+            some.depth > 1 && some.depth <= hard_only.depth + 1,
+            "{some:?}"
+        );
+        assert!(some.nodes < hard_only.nodes, "{some:?}");
     }
 
     #[test]
