@@ -786,9 +786,15 @@ pub fn command(args: NnueArgs) -> Result<ExitCode, String> {
         );
         epoch_start = Instant::now();
     });
-    let bytes = net.quantise().to_bytes();
-    std::fs::write(&out, bytes).map_err(|e| format!("cannot write '{out}': {e}"))?;
-    eprintln!("best validation loss {loss:.6}; wrote {out}");
+    let quantised = net.quantise();
+    // What rounding the weights to the file's integers costs, on the same
+    // held-out positions.
+    let quantised_loss = FloatNet::from_network(&quantised).loss(validation, &opts.target);
+    std::fs::write(&out, quantised.to_bytes()).map_err(|e| format!("cannot write '{out}': {e}"))?;
+    eprintln!(
+        "best validation loss {loss:.6}, quantised {quantised_loss:.6} ({:+.2}%); wrote {out}",
+        (quantised_loss / loss - 1.0) * 100.0
+    );
     Ok(ExitCode::SUCCESS)
 }
 
