@@ -575,6 +575,7 @@ impl Engine {
         }
         let infinite = limits.infinite;
         let wait_for_stop = infinite || limits.ponder;
+        self.refresh_tablebases();
         let start = Instant::now();
         let request = SearchRequest {
             position: self.position,
@@ -610,6 +611,19 @@ impl Engine {
                 self.out
                     .bestmove(fallback, None, self.position.is_chess960());
             }
+        }
+    }
+
+    /// Before a search: a table file changed on disk since it was mapped
+    /// (an operator copying tables in) is said in an `info string` and
+    /// mapped again on next use, or dropped, so a truncated file is never
+    /// read through its old map. One `stat` per mapped file.
+    fn refresh_tablebases(&mut self) {
+        if let Some((tables, notes)) = self.tablebases.tables.refresh() {
+            for note in notes {
+                self.out.info(&note);
+            }
+            self.tablebases.tables = Arc::new(tables);
         }
     }
 

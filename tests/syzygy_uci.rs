@@ -114,8 +114,10 @@ fn bad_syzygy_paths_and_files_get_an_info_string_and_the_engine_plays_on() {
 /// An engine with the tables, and the library's own view of them to judge
 /// the moves it plays.
 fn engine_with_tables(dir: &Path) -> (Engine, Tablebases) {
-    let e = engine_with_syzygy_path(dir, "found 40 WDL");
     let (tables, _) = Tablebases::open(&dir.to_string_lossy());
+    assert!(tables.max_pieces() >= 5);
+    // The count grows as tables are added to the shared set: not pinned.
+    let e = engine_with_syzygy_path(dir, "syzygy: found ");
     (e, tables)
 }
 
@@ -250,4 +252,30 @@ fn without_dtz_tables_the_root_keeps_its_result_by_win_draw_loss() {
     assert!(kind == "cp" && value.abs() <= 2, "{info}");
     assert!(field(&info, "tbhits").is_some_and(|n| n > 0), "{info}");
     let _ = std::fs::remove_dir_all(&wdl_only);
+}
+
+#[test]
+fn a_table_cut_short_between_searches_gets_an_info_string_and_no_crash() {
+    let Some(dir) = tables_dir() else { return };
+    let folder = temp_dir("cut-short");
+    for name in ["KQvK.rtbw", "KQvK.rtbz"] {
+        std::fs::copy(dir.join(name), folder.join(name)).expect("copy a table");
+    }
+    let mut e = engine_with_syzygy_path(&folder, "found 1 WDL and 1 DTZ");
+    let position = "position fen 4k3/8/8/8/8/8/8/3QK3 w - - 0 1";
+    e.send(position);
+    let (lines, _) = e.go("go depth 4");
+    assert!(field(last_info(&lines), "tbhits").is_some_and(|n| n > 0));
+    // Copied over in place, and cut short (the copy is still running).
+    let bytes = std::fs::read(dir.join("KQvK.rtbz")).expect("KQvK.rtbz");
+    std::fs::write(folder.join("KQvK.rtbz"), &bytes[..bytes.len() / 3]).expect("write");
+    let (lines, best) = e.go("go depth 4");
+    check_bestmove(&best, &replay(position, false));
+    assert!(
+        lines.iter().any(|l| l.starts_with("info string syzygy:")
+            && l.contains("KQvK.rtbz changed size on disk")
+            && l.contains("not used")),
+        "{lines:?}"
+    );
+    let _ = std::fs::remove_dir_all(&folder);
 }

@@ -377,6 +377,56 @@ fn tablebase_survives_corrupt_table_contents() {
 }
 
 #[test]
+fn tablebase_files_changed_on_disk_are_noticed_and_never_read_through_a_stale_map() {
+    let Some(dir) = tables_dir() else { return };
+    let folder = temp_dir("changing");
+    copy(
+        &dir,
+        &folder,
+        &["KQvK.rtbw", "KQvK.rtbz", "KRvK.rtbw", "KRvK.rtbz"],
+    );
+    let (tb, _) = Tablebases::open(&folder.to_string_lossy());
+    let kq = pos("4k3/8/8/8/8/8/8/3QK3 b - - 0 1");
+    let kr = pos("4k3/8/8/8/8/8/8/3RK3 b - - 0 1");
+    assert_eq!(tb.probe_wdl(&kq), Some(Wdl::Loss));
+    assert!(tb.probe_dtz(&kr).is_some_and(|d| d < 0));
+    assert!(tb.refresh().is_none(), "nothing changed yet");
+
+    // An operator copies over KQvK.rtbw in place (cut short here), and
+    // moves a new KRvK.rtbz into place (a new file under the same name).
+    let bytes = std::fs::read(dir.join("KQvK.rtbw")).expect("KQvK.rtbw");
+    std::fs::write(folder.join("KQvK.rtbw"), &bytes[..bytes.len() / 2]).expect("write");
+    let fresh = folder.join("KRvK.rtbz.part");
+    std::fs::copy(dir.join("KRvK.rtbz"), &fresh).expect("copy");
+    std::fs::rename(&fresh, folder.join("KRvK.rtbz")).expect("rename");
+
+    let (tb, notes) = tb.refresh().expect("the changes are seen");
+    let said = notes.join("\n");
+    assert!(
+        said.contains("KQvK.rtbw changed size on disk") && said.contains("not used"),
+        "{said}"
+    );
+    assert!(
+        said.contains("KRvK.rtbz was changed or replaced") && said.contains("mapped again"),
+        "{said}"
+    );
+    assert!(!said.contains("KRvK.rtbw"), "{said}");
+    assert_eq!(tb.probe_wdl(&kq), None, "a truncated table is not read");
+    assert!(
+        tb.probe_dtz(&kr).is_some_and(|d| d < 0),
+        "the new file is read"
+    );
+    assert!(tb.refresh().is_none(), "reported once");
+
+    // Put back whole: the table is used again.
+    std::fs::write(folder.join("KQvK.rtbw"), &bytes).expect("write");
+    let (tb, notes) = tb.refresh().expect("seen again");
+    assert!(notes.join(" ").contains("mapped again"), "{notes:?}");
+    assert_eq!(tb.probe_wdl(&kq), Some(Wdl::Loss));
+    let _ = std::fs::remove_dir_all(&folder);
+}
+
+#[test]
 fn tablebase_reads_several_folders() {
     let Some(dir) = tables_dir() else { return };
     let a = temp_dir("folder-a");
