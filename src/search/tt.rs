@@ -8,7 +8,8 @@
 //! search checks the stored move for legality before playing it.
 
 use crate::board::moves::Move;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// How a stored score relates to the true score.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,11 +68,36 @@ pub struct TranspositionTable {
     entries: Box<[Entry]>,
     /// Bumped each search so entries from old searches are replaced first.
     age: std::sync::atomic::AtomicU8,
+    /// The thread faulting a large table's pages in behind the engine's
+    /// back; stopped and joined before the entries are freed.
+    toucher: Option<Toucher>,
 }
+
+struct Toucher {
+    stop: Arc<AtomicBool>,
+    handle: std::thread::JoinHandle<()>,
+}
+
+/// Up to this size a new table's pages are faulted in before `new`
+/// returns (a few milliseconds); above, by a background thread.
+const TOUCH_NOW_MB: usize = 64;
+
+/// Bytes between two touches when faulting pages in: the smallest page.
+const PAGE: usize = 4096;
 
 impl TranspositionTable {
     /// A table of `mb` mebibytes. Returns an error instead of aborting when
     /// the memory cannot be had.
+    ///
+    /// The memory comes from the allocator already zeroed (`alloc_zeroed`:
+    /// for a large block, fresh pages from the system that read as zero
+    /// until written), and an all-zero entry is an empty one, so nothing is
+    /// written here: a table of gigabytes is ready in milliseconds. Linux
+    /// is asked to back it with 2 MB pages (`advise_huge_pages`) before any
+    /// page is touched. Each page still costs a fault (and the system's
+    /// zeroing) the first time it is written; so that a search does not
+    /// pay for them, a table above `TOUCH_NOW_MB` has its pages touched by a
+    /// background thread, and a smaller one here.
     pub fn new(mb: usize) -> Result<TranspositionTable, String> {
         // With memory overcommit an allocation "succeeds" and the process is
         // killed later when the table is touched: refuse what the machine
@@ -86,27 +112,63 @@ impl TranspositionTable {
             .checked_mul(1 << 20)
             .ok_or_else(|| format!("{mb} MB is too large"))?
             / std::mem::size_of::<Entry>();
-        let mut entries: Vec<Entry> = Vec::new();
-        entries
-            .try_reserve_exact(count)
-            .map_err(|_| format!("cannot allocate {mb} MB for the hash table"))?;
+        let entries = zeroed_entries(count)
+            .ok_or_else(|| format!("cannot allocate {mb} MB for the hash table"))?;
         advise_huge_pages(&entries);
-        entries.resize_with(count, Entry::default);
-        Ok(TranspositionTable {
-            entries: entries.into_boxed_slice(),
+        let mut table = TranspositionTable {
+            entries,
             age: std::sync::atomic::AtomicU8::new(0),
-        })
+            toucher: None,
+        };
+        if mb <= TOUCH_NOW_MB {
+            touch_pages(&table.entries, &AtomicBool::new(false));
+        } else {
+            table.toucher = table.spawn_toucher();
+        }
+        Ok(table)
+    }
+
+    /// Starts the thread that touches every page of the table once. Where
+    /// it cannot start, the search faults the pages in as it goes.
+    fn spawn_toucher(&self) -> Option<Toucher> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (start, len) = (self.entries.as_ptr() as usize, self.entries.len());
+        let flag = Arc::clone(&stop);
+        let handle = std::thread::Builder::new()
+            .name("hash pages".to_string())
+            .spawn(move || {
+                // SAFETY: the entries live until the table is dropped, and
+                // `Drop` stops and joins this thread before they are freed;
+                // entries are atomics, shared with the search threads.
+                let entries = unsafe { std::slice::from_raw_parts(start as *const Entry, len) };
+                touch_pages(entries, &flag);
+            });
+        handle.ok().map(|handle| Toucher { stop, handle })
     }
 
     pub fn size_mb(&self) -> usize {
         (self.entries.len() * std::mem::size_of::<Entry>()) >> 20
     }
 
+    /// Empties the table; a large one split across the machine's cores
+    /// (gigabytes in a fraction of a second).
     pub fn clear(&self) {
-        for e in self.entries.iter() {
-            e.key_xor_data.store(0, Ordering::Relaxed);
-            e.data.store(0, Ordering::Relaxed);
-        }
+        let threads = if self.size_mb() > TOUCH_NOW_MB {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            1
+        };
+        let chunk = self.entries.len().div_ceil(threads).max(1);
+        std::thread::scope(|s| {
+            for part in self.entries.chunks(chunk) {
+                s.spawn(move || {
+                    for e in part {
+                        e.key_xor_data.store(0, Ordering::Relaxed);
+                        e.data.store(0, Ordering::Relaxed);
+                    }
+                });
+            }
+        });
         self.age.store(0, Ordering::Relaxed);
     }
 
@@ -202,23 +264,61 @@ impl TranspositionTable {
     }
 }
 
+impl Drop for TranspositionTable {
+    fn drop(&mut self) {
+        if let Some(toucher) = self.toucher.take() {
+            toucher.stop.store(true, Ordering::Relaxed);
+            let _ = toucher.handle.join();
+        }
+    }
+}
+
+/// `count` empty entries in memory the allocator hands out zeroed; `None`
+/// when it cannot.
+fn zeroed_entries(count: usize) -> Option<Box<[Entry]>> {
+    let layout = std::alloc::Layout::array::<Entry>(count.max(1)).ok()?;
+    // SAFETY: the layout's size is not zero (at least one 16-byte entry).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<Entry>();
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: `ptr` is a fresh allocation from the global allocator with
+    // the layout of `count.max(1)` entries, which is the layout a
+    // `Box<[Entry]>` of that length frees with; all-zero bytes are a valid
+    // `Entry` (two `AtomicU64` zeros: an empty entry).
+    Some(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, count.max(1))) })
+}
+
+/// Writes every page of `entries` once without changing it (an atomic
+/// `fetch_or(0)` on one entry per page, safe beside searches storing into
+/// the table), so that later writes find the page there; stops early when
+/// `stop` is set.
+fn touch_pages(entries: &[Entry], stop: &AtomicBool) {
+    let step = (PAGE / std::mem::size_of::<Entry>()).max(1);
+    for (i, e) in entries.iter().step_by(step).enumerate() {
+        if i % 4096 == 0 && stop.load(Ordering::Relaxed) {
+            return;
+        }
+        e.data.fetch_or(0, Ordering::Relaxed);
+    }
+}
+
 /// Asks Linux to back the table's (still untouched) memory with 2 MB pages.
 /// Probes land anywhere in the table, so with 4 KB pages nearly every probe
 /// also misses the TLB; huge pages make that page walk rare. Only advice:
 /// where transparent huge pages are off it changes nothing.
-fn advise_huge_pages(entries: &Vec<Entry>) {
+fn advise_huge_pages(entries: &[Entry]) {
     #[cfg(target_os = "linux")]
     {
         extern "C" {
             fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
         }
         const MADV_HUGEPAGE: i32 = 14;
-        const PAGE: usize = 4096;
         let start = entries.as_ptr() as usize;
-        let end = start + entries.capacity() * std::mem::size_of::<Entry>();
+        let end = start + std::mem::size_of_val(entries);
         let first_page = start.next_multiple_of(PAGE);
         if first_page < end {
-            // SAFETY: the range lies inside the vector's own allocation, and
+            // SAFETY: the range lies inside the table's own allocation, and
             // MADV_HUGEPAGE only changes how the kernel backs those pages,
             // never their contents; a failure (an old kernel, THP off) is
             // harmless, so its result is ignored.
@@ -262,6 +362,27 @@ mod tests {
         assert!(tt.probe(0xDEAD_BEEE).is_none());
         tt.clear();
         assert!(tt.probe(0xDEAD_BEEF).is_none());
+    }
+
+    #[test]
+    fn a_large_table_starts_empty_and_clears_while_its_pages_are_touched() {
+        // Above TOUCH_NOW_MB: zeroed memory, pages touched in the background.
+        let tt = TranspositionTable::new(TOUCH_NOW_MB + 8).expect("72 MB");
+        assert!(tt.toucher.is_some());
+        assert_eq!(tt.size_mb(), TOUCH_NOW_MB + 8);
+        let keys: Vec<u64> = (1..2000u64)
+            .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            .collect();
+        assert!(keys.iter().all(|&k| tt.probe(k).is_none()));
+        assert_eq!(tt.hashfull(), 0);
+        for &k in &keys {
+            tt.store(k, None, 5, 5, 3, Bound::Exact);
+        }
+        let found = keys.iter().filter(|&&k| tt.probe(k).is_some()).count();
+        assert!(found > 1900, "{found}");
+        tt.clear();
+        assert!(keys.iter().all(|&k| tt.probe(k).is_none()));
+        drop(tt); // joins the background thread
     }
 
     #[test]

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Times the hash table at size: `setoption name Hash value N` to `readyok`,
+`ucinewgame` to `readyok`, and the first search after the resize
+(`go depth D` from the start position to `bestmove`), each in a fresh
+engine process; prints one line per run and the medians.
+
+Usage: hash_timing.py ENGINE [--mb 1024 8192] [--runs 5] [--depth 14]
+"""
+import argparse
+import statistics
+import subprocess
+import time
+
+
+def session(engine, mb, depth):
+    p = subprocess.Popen([engine], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True, bufsize=1)
+
+    def send(cmd):
+        p.stdin.write(cmd + "\n")
+        p.stdin.flush()
+
+    def wait(prefix):
+        while True:
+            line = p.stdout.readline()
+            if not line:
+                raise RuntimeError("engine exited")
+            if line.startswith(prefix):
+                return line
+
+    send("uci")
+    wait("uciok")
+    send("isready")
+    wait("readyok")
+    t = time.perf_counter()
+    send(f"setoption name Hash value {mb}")
+    send("isready")
+    wait("readyok")
+    resize = time.perf_counter() - t
+    t = time.perf_counter()
+    send("position startpos")
+    send(f"go depth {depth}")
+    wait("bestmove")
+    first = time.perf_counter() - t
+    t = time.perf_counter()
+    send("ucinewgame")
+    send("isready")
+    wait("readyok")
+    newgame = time.perf_counter() - t
+    send("quit")
+    p.wait()
+    return resize, newgame, first
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("engine")
+    ap.add_argument("--mb", type=int, nargs="+", default=[1024, 8192])
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--depth", type=int, default=14)
+    args = ap.parse_args()
+    for mb in args.mb:
+        runs = []
+        for i in range(args.runs):
+            r = session(args.engine, mb, args.depth)
+            runs.append(r)
+            print(f"Hash {mb}: setoption->readyok {r[0]:.3f} s, ucinewgame->readyok {r[1]:.3f} s, "
+                  f"first go depth {args.depth} {r[2]:.3f} s", flush=True)
+        med = [statistics.median(x[k] for x in runs) for k in range(3)]
+        print(f"Hash {mb} median of {args.runs}: setoption {med[0]:.3f} s, ucinewgame {med[1]:.3f} s, "
+              f"first search {med[2]:.3f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
