@@ -284,7 +284,7 @@ impl Engine {
             ["isready", ..] => self.out.line("readyok"),
             ["ucinewgame", ..] => {
                 self.finish_search();
-                self.tt.clear();
+                self.clear_hash();
                 self.thread_data.iter_mut().for_each(ThreadData::clear);
                 self.position = Position::startpos();
                 self.position.set_chess960(self.options.chess960);
@@ -493,7 +493,7 @@ impl Engine {
                     // Stored static evaluations and corrections belong to
                     // the other evaluation: start afresh.
                     self.eval.use_network = on;
-                    self.tt.clear();
+                    self.clear_hash();
                     self.thread_data.iter_mut().for_each(ThreadData::clear);
                 }
             }
@@ -511,7 +511,7 @@ impl Engine {
                 // Stored static evaluations, corrections and accumulators
                 // belong to the old network: start afresh.
                 self.eval.network = net.unwrap_or_else(Network::embedded);
-                self.tt.clear();
+                self.clear_hash();
                 self.thread_data.iter_mut().for_each(ThreadData::clear);
                 if let Some(share) = share {
                     self.out.info(&format!(
@@ -536,7 +536,7 @@ impl Engine {
             "syzygy50moverule" => self.tablebases.rule50 = check()?,
             "syzygyprobelimit" => self.tablebases.probe_limit = spin(0, 7)? as usize,
             "clear hash" => {
-                self.tt.clear();
+                self.clear_hash();
                 self.thread_data.iter_mut().for_each(ThreadData::clear);
             }
             _ => {
@@ -611,6 +611,16 @@ impl Engine {
                 self.out
                     .bestmove(fallback, None, self.position.is_chess960());
             }
+        }
+    }
+
+    /// Empties the hash table: fresh zeroed memory for a large one (see
+    /// `TranspositionTable::reset`); in place while a search still holds it
+    /// (never, as every caller finishes the search first).
+    fn clear_hash(&mut self) {
+        match Arc::get_mut(&mut self.tt) {
+            Some(tt) => tt.reset(),
+            None => self.tt.clear(),
         }
     }
 
