@@ -475,3 +475,21 @@ fn numbering(
     }
     Some((nb, size))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_of_up_to_seven_pieces_are_tables() {
+        let seven = TableInfo::from_name("KQRBvKQR").expect("a 7-piece table");
+        assert_eq!(seven.shape.pieces, 7);
+        assert!(!seven.shape.has_pawns && !seven.symmetric);
+        let pawns = TableInfo::from_name("KPPPvKPP").expect("a 7-piece pawn table");
+        // The side with fewer pawns leads.
+        assert_eq!(pawns.shape.pawns, [2, 3]);
+        assert!(TableInfo::from_name("KRRvKRR").is_some_and(|t| t.symmetric));
+        assert!(TableInfo::from_name("KQRBNvKQR").is_none(), "8 pieces");
+        assert!(TableInfo::from_name("KQvQ").is_none());
+    }
+}

@@ -4,16 +4,20 @@ table) with the results Debian's `fathom` prints, in the same line format
 as syzygy_oracle.txt (see make_syzygy_oracle.py, whose helpers it uses).
 
 2,000 random placements (either side to move, 40% with a halfmove clock of
-1..90), then 400 more kept only when they are decided with a DTZ of 10 or
-more, so that the DTZ table is read far from its zeroing moves (random
-placements are mostly draws or an immediate capture). A fifth carry
-fathom's per-move root ranks.
+1..90), then 400 more kept only when they are decided with a DTZ of 4 or
+more, so that the DTZ table itself is read (random placements are half
+draws, and nearly every decided one zeroes at once: 1 in 300 has a DTZ of
+6 or more). python-chess's own prober picks those candidates; their
+results, as all others, come from fathom. A fifth carry fathom's per-move
+root ranks.
 
 Usage: make_syzygy6_oracle.py [--tables DIR] [--fathom BIN] [--out FILE]
 """
 import argparse
 import os
 import random
+
+import chess.syzygy
 
 from make_syzygy_oracle import acceptable, probe, random_board
 
@@ -31,6 +35,7 @@ def main():
     ap.add_argument("--out", default=os.path.join(here, "syzygy6_oracle.txt"))
     args = ap.parse_args()
     rng = random.Random(SEED)
+    picker = chess.syzygy.open_tablebase(args.tables)
     lines, failed = [], 0
     for decided, count in ((False, RANDOM), (True, DECIDED)):
         made = 0
@@ -38,13 +43,15 @@ def main():
             board = random_board(rng, TABLE)
             if not acceptable(board):
                 continue
+            if decided and (picker.probe_wdl(board) == 0 or abs(picker.probe_dtz(board)) < 4):
+                continue
             line = probe(args.fathom, args.tables, board, rng.random() < ROOT_SHARE)
             if line is None:
                 failed += 1
                 continue
             if decided:
                 _, wdl, dtz = line.split(";")[:3]
-                if wdl == "Draw" or int(dtz) < 10:
+                if wdl == "Draw" or int(dtz) < 4:
                     continue
             lines.append(line)
             made += 1
