@@ -5,7 +5,8 @@
 engine process; prints one line per run and the medians.
 
 --pause S waits S seconds between the resize's `readyok` and the `go` (a
-GUI starting a game); AnonHugePages is the process's memory in 2 MB pages
+GUI starting a game); `--pause filled` waits instead until the process's
+RssAnon holds the whole table (pages faulted in, at most 120 s); AnonHugePages is the process's memory in 2 MB pages
 after the search (/proc/PID/smaps_rollup).
 
 Several engines are run in turn, run by run, so that a machine whose load
@@ -44,7 +45,16 @@ def session(engine, mb, depth, pause):
     send("isready")
     wait("readyok")
     resize = time.perf_counter() - t
-    time.sleep(pause)
+    if pause == "filled":
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            rss = next(int(l.split()[1]) for l in open(f"/proc/{p.pid}/status")
+                       if l.startswith("RssAnon:"))
+            if rss >= mb * 1024 * 0.98:
+                break
+            time.sleep(0.05)
+    else:
+        time.sleep(float(pause))
     t = time.perf_counter()
     send("position startpos")
     send(f"go depth {depth}")
@@ -70,7 +80,7 @@ def main():
     ap.add_argument("--mb", type=int, nargs="+", default=[1024, 8192])
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--depth", type=int, default=14)
-    ap.add_argument("--pause", type=float, default=0)
+    ap.add_argument("--pause", default="0")
     args = ap.parse_args()
     for mb in args.mb:
         runs = {e: [] for e in args.engines}
