@@ -371,3 +371,23 @@ fn a_won_position_that_has_already_repeated_is_converted_not_drawn() {
         assert!(plies <= 100, "{fen}: mate after {plies} plies");
     }
 }
+
+#[test]
+fn a_root_settled_by_the_dtz_ranking_is_not_probed_again_inside_the_tree() {
+    let Some(dir) = tables_dir() else { return };
+    let (mut e, _) = engine_with_tables(&dir);
+    // KQvKR, won: the root's moves are probed once each, and the search
+    // makes no probes of its own (tbhits = the number of legal moves).
+    let fen = "8/4r2K/2Q5/8/8/3k4/8/8 w - - 0 1";
+    let moves = legal_moves(&replay(&format!("position fen {fen}"), false)).len() as i64;
+    e.send(&format!("position fen {fen}"));
+    let (lines, _) = e.go("go depth 10");
+    assert_eq!(field(last_info(&lines), "tbhits"), Some(moves), "{lines:?}");
+    // A position with more pieces than the tables: probes in the tree.
+    e.send("position fen 8/4r2K/2Q5/8/8/3k4/1P4p1/8 w - - 0 1");
+    let (lines, _) = e.go("go depth 10");
+    assert!(
+        field(last_info(&lines), "tbhits").is_some_and(|n| n > 0),
+        "{lines:?}"
+    );
+}
