@@ -284,7 +284,7 @@ impl Engine {
             ["isready", ..] => self.out.line("readyok"),
             ["ucinewgame", ..] => {
                 self.finish_search();
-                self.tt.clear();
+                self.clear_hash();
                 self.thread_data.iter_mut().for_each(ThreadData::clear);
                 self.position = Position::startpos();
                 self.position.set_chess960(self.options.chess960);
@@ -493,7 +493,7 @@ impl Engine {
                     // Stored static evaluations and corrections belong to
                     // the other evaluation: start afresh.
                     self.eval.use_network = on;
-                    self.tt.clear();
+                    self.clear_hash();
                     self.thread_data.iter_mut().for_each(ThreadData::clear);
                 }
             }
@@ -511,7 +511,7 @@ impl Engine {
                 // Stored static evaluations, corrections and accumulators
                 // belong to the old network: start afresh.
                 self.eval.network = net.unwrap_or_else(Network::embedded);
-                self.tt.clear();
+                self.clear_hash();
                 self.thread_data.iter_mut().for_each(ThreadData::clear);
                 if let Some(share) = share {
                     self.out.info(&format!(
@@ -536,7 +536,7 @@ impl Engine {
             "syzygy50moverule" => self.tablebases.rule50 = check()?,
             "syzygyprobelimit" => self.tablebases.probe_limit = spin(0, 7)? as usize,
             "clear hash" => {
-                self.tt.clear();
+                self.clear_hash();
                 self.thread_data.iter_mut().for_each(ThreadData::clear);
             }
             _ => {
@@ -575,6 +575,7 @@ impl Engine {
         }
         let infinite = limits.infinite;
         let wait_for_stop = infinite || limits.ponder;
+        self.refresh_tablebases();
         let start = Instant::now();
         let request = SearchRequest {
             position: self.position,
@@ -610,6 +611,29 @@ impl Engine {
                 self.out
                     .bestmove(fallback, None, self.position.is_chess960());
             }
+        }
+    }
+
+    /// Empties the hash table: fresh zeroed memory for a large one (see
+    /// `TranspositionTable::reset`); in place while a search still holds it
+    /// (never, as every caller finishes the search first).
+    fn clear_hash(&mut self) {
+        match Arc::get_mut(&mut self.tt) {
+            Some(tt) => tt.reset(),
+            None => self.tt.clear(),
+        }
+    }
+
+    /// Before a search: a table file changed on disk since it was mapped
+    /// (an operator copying tables in) is said in an `info string` and
+    /// mapped again on next use, or dropped, so a truncated file is never
+    /// read through its old map. One `stat` per mapped file.
+    fn refresh_tablebases(&mut self) {
+        if let Some((tables, notes)) = self.tablebases.tables.refresh() {
+            for note in notes {
+                self.out.info(&note);
+            }
+            self.tablebases.tables = Arc::new(tables);
         }
     }
 

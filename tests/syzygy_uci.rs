@@ -11,6 +11,7 @@ mod common;
 
 use common::syzygy::tables_dir;
 use common::{check_bestmove, replay, Engine};
+use guoxiang::board::movegen::legal_moves;
 use guoxiang::tablebase::{Tablebases, Wdl, PATH_SEPARATOR};
 use std::path::{Path, PathBuf};
 
@@ -114,16 +115,10 @@ fn bad_syzygy_paths_and_files_get_an_info_string_and_the_engine_plays_on() {
 /// An engine with the tables, and the library's own view of them to judge
 /// the moves it plays.
 fn engine_with_tables(dir: &Path) -> (Engine, Tablebases) {
-    let wdl_files = std::fs::read_dir(dir)
-        .map(|entries| {
-            entries
-                .flatten()
-                .filter(|e| e.path().extension().is_some_and(|x| x == "rtbw"))
-                .count()
-        })
-        .unwrap_or(0);
-    let e = engine_with_syzygy_path(dir, &format!("found {wdl_files} WDL"));
     let (tables, _) = Tablebases::open(&dir.to_string_lossy());
+    assert!(tables.max_pieces() >= 5);
+    // The count grows as tables are added to the shared set: not pinned.
+    let e = engine_with_syzygy_path(dir, "syzygy: found ");
     (e, tables)
 }
 
@@ -258,4 +253,141 @@ fn without_dtz_tables_the_root_keeps_its_result_by_win_draw_loss() {
     assert!(kind == "cp" && value.abs() <= 2, "{info}");
     assert!(field(&info, "tbhits").is_some_and(|n| n > 0), "{info}");
     let _ = std::fs::remove_dir_all(&wdl_only);
+}
+
+#[test]
+fn a_table_cut_short_between_searches_gets_an_info_string_and_no_crash() {
+    let Some(dir) = tables_dir() else { return };
+    let folder = temp_dir("cut-short");
+    for name in ["KQvK.rtbw", "KQvK.rtbz"] {
+        std::fs::copy(dir.join(name), folder.join(name)).expect("copy a table");
+    }
+    let mut e = engine_with_syzygy_path(&folder, "found 1 WDL and 1 DTZ");
+    let position = "position fen 4k3/8/8/8/8/8/8/3QK3 w - - 0 1";
+    e.send(position);
+    let (lines, _) = e.go("go depth 4");
+    assert!(field(last_info(&lines), "tbhits").is_some_and(|n| n > 0));
+    // Copied over in place, and cut short (the copy is still running).
+    let bytes = std::fs::read(dir.join("KQvK.rtbz")).expect("KQvK.rtbz");
+    std::fs::write(folder.join("KQvK.rtbz"), &bytes[..bytes.len() / 3]).expect("write");
+    let (lines, best) = e.go("go depth 4");
+    check_bestmove(&best, &replay(position, false));
+    assert!(
+        lines.iter().any(|l| l.starts_with("info string syzygy:")
+            && l.contains("KQvK.rtbz changed size on disk")
+            && l.contains("not used")),
+        "{lines:?}"
+    );
+    let _ = std::fs::remove_dir_all(&folder);
+}
+
+/// Plays out `fen` after `moves` (a game that has already repeated): the
+/// engine has White, Black the tables' longest defence, but walks back
+/// into a position seen before whenever it can. Returns how the game
+/// ended: `Ok(plies)` for a mate, `Err(why)` otherwise.
+fn play_out_with_repetitions(
+    e: &mut Engine,
+    tables: &Tablebases,
+    fen: &str,
+    moves: &str,
+) -> Result<usize, String> {
+    let mut played: Vec<String> = moves.split_whitespace().map(str::to_string).collect();
+    let start = replay(&format!("position fen {fen}"), false);
+    let mut seen = vec![start.key()];
+    let mut pos = start;
+    for mv in &played {
+        let m = pos.parse_uci_move(mv).expect("a legal history move");
+        pos.make_move(m);
+        seen.push(pos.key());
+    }
+    e.send("ucinewgame");
+    for ply in 0..200 {
+        if legal_moves(&pos).is_empty() {
+            return if pos.in_check() {
+                Ok(ply)
+            } else {
+                Err(format!("stalemate after {played:?}"))
+            };
+        }
+        if pos.halfmove_clock() >= 100 {
+            return Err(format!("fifty-move rule after {played:?}"));
+        }
+        let mv = if pos.side_to_move() == guoxiang::board::types::Color::White {
+            let position = format!("position fen {fen} moves {}", played.join(" "));
+            e.send(&position);
+            let (_, best) = e.go("go depth 5");
+            check_bestmove(&best, &pos).0
+        } else {
+            let ranked = tables.rank_root_moves(&pos, true).expect("in the tables");
+            let count = |m: &guoxiang::Move| {
+                let mut next = pos;
+                next.make_move(*m);
+                seen.iter().filter(|&&k| k == next.key()).count()
+            };
+            let repeat = ranked.iter().map(|r| r.mv).max_by_key(|m| count(m));
+            match repeat {
+                Some(m) if count(&m) > 0 => m,
+                _ => ranked[0].mv,
+            }
+        };
+        played.push(mv.to_uci(false));
+        pos.make_move(mv);
+        seen.push(pos.key());
+        if seen.iter().filter(|&&k| k == pos.key()).count() >= 3 {
+            return Err(format!("threefold repetition after {played:?}"));
+        }
+    }
+    Err(format!("no mate in 200 plies: {played:?}"))
+}
+
+#[test]
+fn a_won_position_that_has_already_repeated_is_converted_not_drawn() {
+    let Some(dir) = tables_dir() else { return };
+    let (mut e, tables) = engine_with_tables(&dir);
+    // Each start has repeated once, and the one move that zeroes soonest
+    // leads to a position that has occurred twice: a third time draws.
+    // (Found with python-chess's prober: KRvK Re5, DTZ 19; KQvK Qd7, DTZ 11.)
+    for (fen, moves, best) in [
+        (
+            "8/8/6K1/7R/8/5k2/8/8 w - - 0 1",
+            "h5e5 f3g4 g6h7 g4f3 h7g6 f3g4 e5h5 g4f3",
+            "h5e5",
+        ),
+        (
+            "6k1/8/8/8/8/8/4K3/3Q4 w - - 0 1",
+            "d1d7 g8h8 d7e7 h8g8 e7d7 g8h8 d7d1 h8g8",
+            "d1d7",
+        ),
+    ] {
+        let root = replay(&format!("position fen {fen}"), false);
+        let ranked = tables.rank_root_moves(&root, true).expect("ranked");
+        assert_eq!(ranked[0].mv.to_uci(false), best, "{fen}");
+        assert!(
+            ranked[1].rank < ranked[0].rank,
+            "{fen}: the best move is alone"
+        );
+        let plies = play_out_with_repetitions(&mut e, &tables, fen, moves)
+            .unwrap_or_else(|why| panic!("{fen}: {why}"));
+        assert!(plies <= 100, "{fen}: mate after {plies} plies");
+    }
+}
+
+#[test]
+fn a_root_settled_by_the_dtz_ranking_is_not_probed_again_inside_the_tree() {
+    let Some(dir) = tables_dir() else { return };
+    let (mut e, _) = engine_with_tables(&dir);
+    // KQvKR, won: the root's moves are probed once each, and the search
+    // makes no probes of its own (tbhits = the number of legal moves).
+    let fen = "8/4r2K/2Q5/8/8/3k4/8/8 w - - 0 1";
+    let moves = legal_moves(&replay(&format!("position fen {fen}"), false)).len() as i64;
+    e.send(&format!("position fen {fen}"));
+    let (lines, _) = e.go("go depth 10");
+    assert_eq!(field(last_info(&lines), "tbhits"), Some(moves), "{lines:?}");
+    // A position with more pieces than the tables: probes in the tree.
+    e.send("position fen 8/4r2K/2Q5/8/8/3k4/1P4p1/8 w - - 0 1");
+    let (lines, _) = e.go("go depth 10");
+    assert!(
+        field(last_info(&lines), "tbhits").is_some_and(|n| n > 0),
+        "{lines:?}"
+    );
 }

@@ -15,7 +15,7 @@
 
 mod common;
 
-use common::syzygy::tables_dir;
+use common::syzygy::{has_six_pieces, tables_dir};
 use guoxiang::board::movegen::legal_moves;
 use guoxiang::tablebase::{Tablebases, Wdl, PATH_SEPARATOR};
 use guoxiang::Position;
@@ -46,7 +46,18 @@ fn ranks(text: &str) -> Vec<(String, i32)> {
 }
 
 fn oracle() -> Vec<Case> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/syzygy_oracle.txt");
+    oracle_file("syzygy_oracle.txt")
+}
+
+/// The 6-piece oracle: KRRvKRR (`make_syzygy6_oracle.py`).
+fn oracle6() -> Vec<Case> {
+    oracle_file("syzygy6_oracle.txt")
+}
+
+fn oracle_file(name: &str) -> Vec<Case> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
     let text = std::fs::read_to_string(&path).expect("the oracle file");
     text.lines()
         .filter(|l| !l.starts_with('#') && !l.is_empty())
@@ -122,11 +133,26 @@ fn report(what: &str, checked: usize, bad: &[String]) {
 #[test]
 fn tablebase_wdl_and_dtz_match_fathom() {
     let Some(dir) = tables_dir() else { return };
-    let tb = open(&dir);
     let cases = oracle();
     assert!(cases.len() >= 3000, "{} oracle positions", cases.len());
+    check_wdl_and_dtz(&open(&dir), &cases, "WDL and DTZ");
+}
+
+#[test]
+fn tablebase_six_piece_wdl_and_dtz_match_fathom() {
+    let Some(dir) = tables_dir() else { return };
+    if !has_six_pieces(&dir) {
+        return;
+    }
+    let tb = open(&dir);
+    let cases = oracle6();
+    assert!(cases.len() >= 2000, "{} oracle positions", cases.len());
+    check_wdl_and_dtz(&tb, &cases, "KRRvKRR WDL and DTZ");
+}
+
+fn check_wdl_and_dtz(tb: &Tablebases, cases: &[Case], what: &str) {
     let mut bad = Vec::new();
-    for c in &cases {
+    for c in cases {
         let p = pos(&c.fen);
         let clock = i32::from(p.halfmove_clock());
         let (Some(dtz), Some(wdl)) = (tb.probe_dtz(&p), tb.probe_wdl(&p)) else {
@@ -145,16 +171,33 @@ fn tablebase_wdl_and_dtz_match_fathom() {
             ));
         }
     }
-    report("WDL and DTZ", cases.len(), &bad);
+    report(what, cases.len(), &bad);
 }
 
 #[test]
 fn tablebase_root_ranks_match_fathom() {
     let Some(dir) = tables_dir() else { return };
+    let checked = check_root_ranks(&open(&dir), &oracle(), "root ranks");
+    assert!(checked >= 500, "{checked} positions with root ranks");
+}
+
+#[test]
+fn tablebase_six_piece_root_ranks_match_fathom() {
+    let Some(dir) = tables_dir() else { return };
+    if !has_six_pieces(&dir) {
+        return;
+    }
     let tb = open(&dir);
+    let checked = check_root_ranks(&tb, &oracle6(), "KRRvKRR root ranks");
+    assert!(checked >= 300, "{checked} positions with root ranks");
+}
+
+/// Every move's rank against fathom's where the oracle has them; returns
+/// how many positions had them.
+fn check_root_ranks(tb: &Tablebases, cases: &[Case], what: &str) -> usize {
     let mut checked = 0;
     let mut bad = Vec::new();
-    for c in oracle().iter().filter(|c| !c.dtz_ranks.is_empty()) {
+    for c in cases.iter().filter(|c| !c.dtz_ranks.is_empty()) {
         checked += 1;
         let p = pos(&c.fen);
         let clock = i32::from(p.halfmove_clock());
@@ -205,8 +248,8 @@ fn tablebase_root_ranks_match_fathom() {
             }
         }
     }
-    assert!(checked >= 500, "{checked} positions with root ranks");
-    report("root ranks", checked, &bad);
+    report(what, checked, &bad);
+    checked
 }
 
 #[test]
@@ -374,6 +417,56 @@ fn tablebase_survives_corrupt_table_contents() {
         }
         let _ = std::fs::remove_dir_all(&bad);
     }
+}
+
+#[test]
+fn tablebase_files_changed_on_disk_are_noticed_and_never_read_through_a_stale_map() {
+    let Some(dir) = tables_dir() else { return };
+    let folder = temp_dir("changing");
+    copy(
+        &dir,
+        &folder,
+        &["KQvK.rtbw", "KQvK.rtbz", "KRvK.rtbw", "KRvK.rtbz"],
+    );
+    let (tb, _) = Tablebases::open(&folder.to_string_lossy());
+    let kq = pos("4k3/8/8/8/8/8/8/3QK3 b - - 0 1");
+    let kr = pos("4k3/8/8/8/8/8/8/3RK3 b - - 0 1");
+    assert_eq!(tb.probe_wdl(&kq), Some(Wdl::Loss));
+    assert!(tb.probe_dtz(&kr).is_some_and(|d| d < 0));
+    assert!(tb.refresh().is_none(), "nothing changed yet");
+
+    // An operator copies over KQvK.rtbw in place (cut short here), and
+    // moves a new KRvK.rtbz into place (a new file under the same name).
+    let bytes = std::fs::read(dir.join("KQvK.rtbw")).expect("KQvK.rtbw");
+    std::fs::write(folder.join("KQvK.rtbw"), &bytes[..bytes.len() / 2]).expect("write");
+    let fresh = folder.join("KRvK.rtbz.part");
+    std::fs::copy(dir.join("KRvK.rtbz"), &fresh).expect("copy");
+    std::fs::rename(&fresh, folder.join("KRvK.rtbz")).expect("rename");
+
+    let (tb, notes) = tb.refresh().expect("the changes are seen");
+    let said = notes.join("\n");
+    assert!(
+        said.contains("KQvK.rtbw changed size on disk") && said.contains("not used"),
+        "{said}"
+    );
+    assert!(
+        said.contains("KRvK.rtbz was changed or replaced") && said.contains("mapped again"),
+        "{said}"
+    );
+    assert!(!said.contains("KRvK.rtbw"), "{said}");
+    assert_eq!(tb.probe_wdl(&kq), None, "a truncated table is not read");
+    assert!(
+        tb.probe_dtz(&kr).is_some_and(|d| d < 0),
+        "the new file is read"
+    );
+    assert!(tb.refresh().is_none(), "reported once");
+
+    // Put back whole: the table is used again.
+    std::fs::write(folder.join("KQvK.rtbw"), &bytes).expect("write");
+    let (tb, notes) = tb.refresh().expect("seen again");
+    assert!(notes.join(" ").contains("mapped again"), "{notes:?}");
+    assert_eq!(tb.probe_wdl(&kq), Some(Wdl::Loss));
+    let _ = std::fs::remove_dir_all(&folder);
 }
 
 #[test]

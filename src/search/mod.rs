@@ -96,6 +96,9 @@ struct SharedState {
     node_counts: Vec<AtomicU64>,
     /// Tablebase probes by all threads.
     tbhits: AtomicU64,
+    /// Whether the search probes the tables inside the tree; off when the
+    /// root's ranking already settles the result.
+    tree_probes: AtomicBool,
     /// The deepest iteration any helper has completed: (depth, score, pv).
     deepest_helper: std::sync::Mutex<Option<(i32, i32, Vec<Move>)>>,
 }
@@ -109,6 +112,7 @@ impl SharedState {
             ponderhit_ns: AtomicU64::new(0),
             node_counts: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
             tbhits: AtomicU64::new(0),
+            tree_probes: AtomicBool::new(true),
             deepest_helper: std::sync::Mutex::new(None),
         }
     }
@@ -181,19 +185,24 @@ fn root_moves(pos: &Position, limits: &Limits) -> Vec<RootMove> {
 
 /// At a root in the tablebases, keeps the moves that hold the best result
 /// (all of them, ordered by result, when several lines are asked for) and
-/// notes each one's verdict; elsewhere leaves the roots as they are.
+/// notes each one's verdict; elsewhere leaves the roots as they are. When
+/// the ranking settles the result, the search makes no probes of its own
+/// (`SharedState::tree_probes`).
 fn apply_tablebases(roots: &mut Vec<RootMove>, request: &SearchRequest, shared: &SharedState) {
     let config = &request.tablebases;
-    let Some(ranks) = config.rank_root(&request.position) else {
+    let Some(ranking) = config.rank_root(&request.position, &request.history) else {
         return;
     };
     shared
         .tbhits
-        .fetch_add(ranks.len() as u64, Ordering::Relaxed);
+        .fetch_add(ranking.moves.len() as u64, Ordering::Relaxed);
     let listed = |mv: Move| roots.iter().any(|r| r.mv == mv);
-    let selection = root_selection(&ranks, config, request.multipv, listed);
+    let selection = root_selection(&ranking.moves, config, request.multipv, listed);
     if selection.is_empty() {
         return;
+    }
+    if ranking.decides() {
+        shared.tree_probes.store(false, Ordering::Relaxed);
     }
     let mut kept = Vec::with_capacity(selection.len());
     for (mv, verdict) in selection {

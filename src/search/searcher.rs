@@ -91,6 +91,9 @@ pub(super) struct Searcher<'a> {
     pub(super) events: Option<&'a Sender<SearchEvent>>,
     limits: &'a Limits,
     tablebases: &'a TablebaseConfig,
+    /// Probe the tables inside the tree (off when the root's ranking
+    /// settles the result).
+    tree_probes: bool,
     budget: TimeBudget,
     start: Instant,
     pub(super) nodes: u64,
@@ -134,6 +137,7 @@ impl<'a> Searcher<'a> {
             events: None,
             limits: &request.limits,
             tablebases: &request.tablebases,
+            tree_probes: shared.tree_probes.load(Ordering::Relaxed),
             budget,
             start: request.start,
             nodes: 0,
@@ -367,7 +371,11 @@ impl<'a> Searcher<'a> {
 
         // Right after a capture or pawn move with few pieces left, the
         // tablebases know the result: take it where it settles the window.
-        if !root && excluded.is_none() && self.tablebases.probes_node(pos, depth) {
+        if !root
+            && excluded.is_none()
+            && self.tree_probes
+            && self.tablebases.probes_node(pos, depth)
+        {
             if let Some(wdl) = self.tablebases.tables.probe_wdl(pos) {
                 self.shared.tbhits.fetch_add(1, Ordering::Relaxed);
                 let score = self.tablebases.score(wdl, ply);

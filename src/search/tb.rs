@@ -82,15 +82,21 @@ impl TablebaseConfig {
     }
 
     /// The root ranked, when `pos` is in the tables: by distance to
-    /// zeroing, or by win/draw/loss alone where the DTZ tables are missing.
-    /// `None` when the tables do not cover `pos`.
-    pub(super) fn rank_root(&self, pos: &Position) -> Option<Vec<RootMoveRank>> {
+    /// zeroing, or by win/draw/loss alone where the DTZ tables are missing
+    /// (`by_dtz` false), with the game's repetitions counted (see
+    /// `count_repetitions`). `history`: the keys of the game's positions
+    /// before `pos`, oldest first. `None` when the tables do not cover
+    /// `pos`.
+    pub(super) fn rank_root(&self, pos: &Position, history: &[u64]) -> Option<RootRanking> {
         if !self.covers(pos) {
             return None;
         }
-        self.tables
-            .rank_root_moves(pos, self.rule50)
-            .or_else(|| self.rank_root_by_wdl(pos))
+        let (mut moves, by_dtz) = match self.tables.rank_root_moves(pos, self.rule50) {
+            Some(moves) => (moves, true),
+            None => (self.rank_root_by_wdl(pos)?, false),
+        };
+        count_repetitions(&mut moves, pos, history);
+        Some(RootRanking { moves, by_dtz })
     }
 
     /// Each move ranked by the result after it (as Stockfish does without
@@ -131,6 +137,67 @@ impl TablebaseConfig {
         }
         ranks.sort_by_key(|r| std::cmp::Reverse(r.rank));
         Some(ranks)
+    }
+}
+
+/// The root's moves ranked by the tables, best first.
+#[derive(Clone, Debug)]
+pub(super) struct RootRanking {
+    pub(super) moves: Vec<RootMoveRank>,
+    /// Ranked by distance to zeroing (else by win/draw/loss alone).
+    pub(super) by_dtz: bool,
+}
+
+impl RootRanking {
+    /// Whether the ranking settles the game's result, so the search needs
+    /// no probes of its own (as Stockfish): the moves kept are ranked by
+    /// distance to zeroing, or the best is no better than a draw.
+    pub(super) fn decides(&self) -> bool {
+        self.by_dtz || self.moves.first().is_none_or(|m| m.wdl <= Wdl::Draw)
+    }
+}
+
+/// The tables know nothing of the game before the root; the arbiter does.
+/// A move into a position that has already occurred twice since the last
+/// capture or pawn move (the halfmove clock's window of `history`) draws
+/// by threefold repetition: it ranks as a draw whatever the tables say.
+/// A winning move into a position that has occurred once ranks one step
+/// lower (as one ply slower), so among equally quick wins the one that
+/// makes progress comes first and a win is not walked round in a circle.
+fn count_repetitions(moves: &mut [RootMoveRank], pos: &Position, history: &[u64]) {
+    let window = usize::from(pos.halfmove_clock()).min(history.len());
+    let recent = &history[history.len() - window..];
+    if recent.is_empty() {
+        return;
+    }
+    let mut changed = false;
+    for m in moves.iter_mut() {
+        let mut next = *pos;
+        next.make_move(m.mv);
+        if next.halfmove_clock() == 0 {
+            continue;
+        }
+        let key = next.key();
+        match recent.iter().filter(|&&k| k == key).count() {
+            0 => {}
+            1 if m.rank > 1 => {
+                m.rank -= 1;
+                changed = true;
+            }
+            1 => {}
+            _ => {
+                *m = RootMoveRank {
+                    wdl: Wdl::Draw,
+                    dtz: 0,
+                    rank: 0,
+                    ..*m
+                };
+                changed = true;
+            }
+        }
+    }
+    if changed {
+        moves.sort_by_key(|r| std::cmp::Reverse(r.rank));
     }
 }
 
@@ -188,6 +255,45 @@ mod tests {
             ..TablebaseConfig::default()
         };
         assert_eq!(no_rule.score(Wdl::CursedWin, 3), no_rule.score(Wdl::Win, 3));
+    }
+
+    #[test]
+    fn repetitions_in_the_game_demote_or_draw_a_move() {
+        // KRvK: the position after b1d1 is in the history twice, once
+        // within the last 2 plies (the halfmove clock's window).
+        let pos = Position::from_fen("8/8/8/8/8/2k5/8/KR6 w - - 2 9", false).expect("fen");
+        let mv = |s: &str| pos.parse_uci_move(s).expect("legal");
+        let key_after = |s: &str| {
+            let mut next = pos;
+            next.make_move(mv(s));
+            next.key()
+        };
+        let rank = |m: &str, wdl, rank| RootMoveRank {
+            mv: mv(m),
+            wdl,
+            dtz: 0,
+            rank,
+        };
+        let mut ranks = [
+            rank("b1d1", Wdl::Win, 973),
+            rank("b1e1", Wdl::Win, 973),
+            rank("a1a2", Wdl::Win, 972),
+            rank("b1b3", Wdl::Draw, 0),
+        ];
+        let old = 0x1234_5678;
+        let history = [key_after("b1d1"), old, key_after("b1d1")];
+        // Only the last 2 plies count: b1d1 seen once, demoted below b1e1.
+        count_repetitions(&mut ranks, &pos, &history);
+        let order: Vec<(String, i32)> =
+            ranks.iter().map(|r| (r.mv.to_uci(false), r.rank)).collect();
+        assert_eq!(order[0], ("b1e1".to_string(), 973), "{order:?}");
+        assert!(order.contains(&("b1d1".to_string(), 972)), "{order:?}");
+        // With 3 plies both occurrences count: a threefold, a draw.
+        let pos = Position::from_fen("8/8/8/8/8/2k5/8/KR6 w - - 3 9", false).expect("fen");
+        let mut ranks = [rank("b1d1", Wdl::Win, 973), rank("a1a2", Wdl::Win, 972)];
+        count_repetitions(&mut ranks, &pos, &history);
+        assert_eq!(ranks[0].mv, mv("a1a2"));
+        assert_eq!((ranks[1].wdl, ranks[1].rank), (Wdl::Draw, 0));
     }
 
     #[test]

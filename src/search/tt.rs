@@ -8,7 +8,8 @@
 //! search checks the stored move for legality before playing it.
 
 use crate::board::moves::Move;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// How a stored score relates to the true score.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,11 +68,36 @@ pub struct TranspositionTable {
     entries: Box<[Entry]>,
     /// Bumped each search so entries from old searches are replaced first.
     age: std::sync::atomic::AtomicU8,
+    /// The thread faulting a large table's pages in behind the engine's
+    /// back; stopped and joined before the entries are freed.
+    toucher: Option<Toucher>,
 }
+
+struct Toucher {
+    stop: Arc<AtomicBool>,
+    handle: std::thread::JoinHandle<()>,
+}
+
+/// Up to this size a new table's pages are faulted in before `new`
+/// returns (a few milliseconds); above, by a background thread.
+const TOUCH_NOW_MB: usize = 64;
+
+/// Bytes between two touches when faulting pages in: the smallest page.
+const PAGE: usize = 4096;
 
 impl TranspositionTable {
     /// A table of `mb` mebibytes. Returns an error instead of aborting when
     /// the memory cannot be had.
+    ///
+    /// The memory comes from the allocator already zeroed (`alloc_zeroed`:
+    /// for a large block, fresh pages from the system that read as zero
+    /// until written), and an all-zero entry is an empty one, so nothing is
+    /// written here: a table of gigabytes is ready in milliseconds. Linux
+    /// is asked to back it with 2 MB pages (`advise_huge_pages`) before any
+    /// page is touched. Each page still costs a fault (and the system's
+    /// zeroing) the first time it is written; so that a search does not
+    /// pay for them, a table above `TOUCH_NOW_MB` has its pages touched by a
+    /// background thread, and a smaller one here.
     pub fn new(mb: usize) -> Result<TranspositionTable, String> {
         // With memory overcommit an allocation "succeeds" and the process is
         // killed later when the table is touched: refuse what the machine
@@ -86,27 +112,101 @@ impl TranspositionTable {
             .checked_mul(1 << 20)
             .ok_or_else(|| format!("{mb} MB is too large"))?
             / std::mem::size_of::<Entry>();
-        let mut entries: Vec<Entry> = Vec::new();
-        entries
-            .try_reserve_exact(count)
-            .map_err(|_| format!("cannot allocate {mb} MB for the hash table"))?;
+        let entries = zeroed_entries(count)
+            .ok_or_else(|| format!("cannot allocate {mb} MB for the hash table"))?;
         advise_huge_pages(&entries);
-        entries.resize_with(count, Entry::default);
-        Ok(TranspositionTable {
-            entries: entries.into_boxed_slice(),
+        let mut table = TranspositionTable {
+            entries,
             age: std::sync::atomic::AtomicU8::new(0),
-        })
+            toucher: None,
+        };
+        if mb <= TOUCH_NOW_MB {
+            touch_pages(&table.entries, &AtomicBool::new(false));
+        } else {
+            table.toucher = table.spawn_toucher();
+        }
+        Ok(table)
+    }
+
+    /// Starts the thread that touches every page of the table once. Where
+    /// it cannot start, the search faults the pages in as it goes.
+    fn spawn_toucher(&self) -> Option<Toucher> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (start, len) = (self.entries.as_ptr() as usize, self.entries.len());
+        let flag = Arc::clone(&stop);
+        let handle = std::thread::Builder::new()
+            .name("hash pages".to_string())
+            .spawn(move || {
+                // SAFETY: the entries live until the table is dropped, and
+                // `Drop` stops and joins this thread before they are freed;
+                // entries are atomics, shared with the search threads.
+                let entries = unsafe { std::slice::from_raw_parts(start as *const Entry, len) };
+                touch_pages(entries, &flag);
+            });
+        handle.ok().map(|handle| Toucher { stop, handle })
     }
 
     pub fn size_mb(&self) -> usize {
         (self.entries.len() * std::mem::size_of::<Entry>()) >> 20
     }
 
-    pub fn clear(&self) {
-        for e in self.entries.iter() {
-            e.key_xor_data.store(0, Ordering::Relaxed);
-            e.data.store(0, Ordering::Relaxed);
+    /// Empties a table nothing else holds (`ucinewgame`, `Clear Hash`): a
+    /// large one by handing its memory back and taking fresh zeroed memory
+    /// of the same size (milliseconds, where writing gigabytes of zeros
+    /// takes about a second here), its pages touched again in the
+    /// background as after `new`; a small one in place.
+    pub fn reset(&mut self) {
+        if self.size_mb() <= TOUCH_NOW_MB {
+            self.clear();
+            return;
         }
+        self.stop_toucher();
+        let count = self.entries.len();
+        // Free the old block before asking for the new one, so both need
+        // not fit at once.
+        self.entries = Box::new([]);
+        match zeroed_entries(count) {
+            Some(entries) => {
+                advise_huge_pages(&entries);
+                self.entries = entries;
+                self.toucher = self.spawn_toucher();
+            }
+            // The memory just freed is gone: keep the table usable, small.
+            None => {
+                self.entries =
+                    zeroed_entries(1 << 16).unwrap_or_else(|| Box::new([Entry::default()]))
+            }
+        }
+        self.age.store(0, Ordering::Relaxed);
+    }
+
+    /// Stops and joins the thread touching the pages, if any.
+    fn stop_toucher(&mut self) {
+        if let Some(toucher) = self.toucher.take() {
+            toucher.stop.store(true, Ordering::Relaxed);
+            let _ = toucher.handle.join();
+        }
+    }
+
+    /// Empties the table in place; a large one split across the machine's
+    /// cores.
+    pub fn clear(&self) {
+        let threads = if self.size_mb() > TOUCH_NOW_MB {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            1
+        };
+        let chunk = self.entries.len().div_ceil(threads).max(1);
+        std::thread::scope(|s| {
+            for part in self.entries.chunks(chunk) {
+                s.spawn(move || {
+                    for e in part {
+                        e.key_xor_data.store(0, Ordering::Relaxed);
+                        e.data.store(0, Ordering::Relaxed);
+                    }
+                });
+            }
+        });
         self.age.store(0, Ordering::Relaxed);
     }
 
@@ -202,23 +302,105 @@ impl TranspositionTable {
     }
 }
 
+impl Drop for TranspositionTable {
+    fn drop(&mut self) {
+        self.stop_toucher();
+    }
+}
+
+/// `count` empty entries in memory the allocator hands out zeroed; `None`
+/// when it cannot.
+fn zeroed_entries(count: usize) -> Option<Box<[Entry]>> {
+    let layout = std::alloc::Layout::array::<Entry>(count.max(1)).ok()?;
+    // SAFETY: the layout's size is not zero (at least one 16-byte entry).
+    let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<Entry>();
+    if ptr.is_null() {
+        return None;
+    }
+    // SAFETY: `ptr` is a fresh allocation from the global allocator with
+    // the layout of `count.max(1)` entries, which is the layout a
+    // `Box<[Entry]>` of that length frees with; all-zero bytes are a valid
+    // `Entry` (two `AtomicU64` zeros: an empty entry).
+    Some(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, count.max(1))) })
+}
+
+/// Faults every page of `entries` in, writable, without changing its
+/// contents, so that later writes find the page there; stops early when
+/// `stop` is set. Linux populates each chunk with one `madvise`
+/// (`MADV_POPULATE_WRITE`, Linux 5.14 on); elsewhere, or where that fails,
+/// each page gets an atomic compare-exchange of 0 with 0 on one entry (a
+/// write where the entry is empty, no change where a search has stored
+/// into it). A plain read would not do: it maps the shared zero page.
+fn touch_pages(entries: &[Entry], stop: &AtomicBool) {
+    const CHUNK: usize = 32 << 20;
+    let per_chunk = CHUNK / std::mem::size_of::<Entry>();
+    let per_page = (PAGE / std::mem::size_of::<Entry>()).max(1);
+    for chunk in entries.chunks(per_chunk) {
+        if stop.load(Ordering::Relaxed) {
+            return;
+        }
+        if populate_write(chunk) {
+            continue;
+        }
+        for e in chunk.iter().step_by(per_page) {
+            let _ = e
+                .data
+                .compare_exchange(0, 0, Ordering::Relaxed, Ordering::Relaxed);
+        }
+    }
+}
+
+/// Linux: faults the whole pages inside `entries` in, writable, without
+/// changing them (`MADV_POPULATE_WRITE`); false where that is not done.
+fn populate_write(entries: &[Entry]) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        extern "C" {
+            fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
+        }
+        const MADV_POPULATE_WRITE: i32 = 23;
+        let start = entries.as_ptr() as usize;
+        let end = start + std::mem::size_of_val(entries);
+        let (first, last) = (start.next_multiple_of(PAGE), end / PAGE * PAGE);
+        if first >= last {
+            return false;
+        }
+        // SAFETY: the range lies inside the table's own allocation (whole
+        // pages only); MADV_POPULATE_WRITE faults pages in as if written
+        // but never changes their contents, so it is safe beside searches
+        // storing into them. An error (a kernel before 5.14) only sends
+        // the caller to the portable way.
+        unsafe {
+            madvise(
+                first as *mut std::ffi::c_void,
+                last - first,
+                MADV_POPULATE_WRITE,
+            ) == 0
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = entries;
+        false
+    }
+}
+
 /// Asks Linux to back the table's (still untouched) memory with 2 MB pages.
 /// Probes land anywhere in the table, so with 4 KB pages nearly every probe
 /// also misses the TLB; huge pages make that page walk rare. Only advice:
 /// where transparent huge pages are off it changes nothing.
-fn advise_huge_pages(entries: &Vec<Entry>) {
+fn advise_huge_pages(entries: &[Entry]) {
     #[cfg(target_os = "linux")]
     {
         extern "C" {
             fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
         }
         const MADV_HUGEPAGE: i32 = 14;
-        const PAGE: usize = 4096;
         let start = entries.as_ptr() as usize;
-        let end = start + entries.capacity() * std::mem::size_of::<Entry>();
+        let end = start + std::mem::size_of_val(entries);
         let first_page = start.next_multiple_of(PAGE);
         if first_page < end {
-            // SAFETY: the range lies inside the vector's own allocation, and
+            // SAFETY: the range lies inside the table's own allocation, and
             // MADV_HUGEPAGE only changes how the kernel backs those pages,
             // never their contents; a failure (an old kernel, THP off) is
             // harmless, so its result is ignored.
@@ -262,6 +444,37 @@ mod tests {
         assert!(tt.probe(0xDEAD_BEEE).is_none());
         tt.clear();
         assert!(tt.probe(0xDEAD_BEEF).is_none());
+    }
+
+    #[test]
+    fn a_large_table_starts_empty_and_clears_while_its_pages_are_touched() {
+        // Above TOUCH_NOW_MB: zeroed memory, pages touched in the background.
+        let tt = TranspositionTable::new(TOUCH_NOW_MB + 8).expect("72 MB");
+        assert!(tt.toucher.is_some());
+        assert_eq!(tt.size_mb(), TOUCH_NOW_MB + 8);
+        let keys: Vec<u64> = (1..2000u64)
+            .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            .collect();
+        assert!(keys.iter().all(|&k| tt.probe(k).is_none()));
+        assert_eq!(tt.hashfull(), 0);
+        for &k in &keys {
+            tt.store(k, None, 5, 5, 3, Bound::Exact);
+        }
+        let found = keys.iter().filter(|&&k| tt.probe(k).is_some()).count();
+        assert!(found > 1900, "{found}");
+        tt.clear();
+        assert!(keys.iter().all(|&k| tt.probe(k).is_none()));
+        for &k in &keys {
+            tt.store(k, None, 5, 5, 3, Bound::Exact);
+        }
+        let mut tt = tt;
+        tt.reset(); // fresh memory, touched again in the background
+        assert_eq!(tt.size_mb(), TOUCH_NOW_MB + 8);
+        assert!(tt.toucher.is_some());
+        assert!(keys.iter().all(|&k| tt.probe(k).is_none()));
+        tt.store(keys[0], None, 7, 7, 3, Bound::Exact);
+        assert_eq!(tt.probe(keys[0]).map(|h| h.score), Some(7));
+        drop(tt); // joins the background thread
     }
 
     #[test]

@@ -3,9 +3,10 @@
 //!
 //! The tables are read-only data shared by every search thread of the
 //! process (the engine holds them in an `Arc`); a table file is checked
-//! (size, magic) when the folder is opened, read into memory the first time
-//! a position needs it, and every read of it is bounds-checked, so a
-//! truncated or corrupt file makes a probe fail (`None`), never a crash.
+//! (size, magic) when the folder is opened, mapped into memory the first
+//! time a position needs it (`file.rs` says why a map), and every read of
+//! it is bounds-checked, so a truncated or corrupt file makes a probe fail
+//! (`None`), never a crash. `refresh` notices files changed on disk since.
 //! Nothing here prints: problems come back as notes for the UCI layer.
 //!
 //! Why a prober of our own: `fathom-syzygy` (Fathom's C prober, compiled
@@ -15,16 +16,18 @@
 //! licence. The format was learnt from Fathom's source; the code is ours.
 
 mod codebook;
+mod file;
 mod index;
 mod probe;
 mod table;
 
 use crate::board::moves::Move;
 use crate::board::position::Position;
+use file::Stamp;
 use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use table::{Table, TableInfo, DTZ_MAGIC, WDL_MAGIC};
 
 /// A position's tablebase result, from the side to move's view.
@@ -69,12 +72,19 @@ pub struct RootMoveRank {
     pub rank: i32,
 }
 
-/// One table file, read and parsed the first time a probe needs it.
+/// One table file, mapped and parsed the first time a probe needs it.
 #[derive(Debug)]
 struct TableFile {
     path: PathBuf,
-    /// `None` inside: the file could not be read or parsed; probes fail.
-    loaded: OnceLock<Option<Table>>,
+    loaded: OnceLock<Loaded>,
+}
+
+/// A table file once looked at: the table (`None`: it could not be mapped
+/// or parsed, or was refused; probes fail) and the file's stamp then.
+#[derive(Debug)]
+struct Loaded {
+    table: Option<Table>,
+    stamp: Option<Stamp>,
 }
 
 impl TableFile {
@@ -85,30 +95,69 @@ impl TableFile {
         }
     }
 
+    /// A file that is not read (until it changes again): probes fail.
+    fn refused(path: PathBuf) -> TableFile {
+        let file = TableFile::new(path);
+        let _ = file.loaded.set(Loaded {
+            table: None,
+            stamp: Stamp::now(&file.path),
+        });
+        file
+    }
+
     fn get(&self, info: &TableInfo, dtz: bool) -> Option<&Table> {
         self.loaded
-            .get_or_init(|| {
-                let bytes = std::fs::read(&self.path).ok()?;
-                let magic = if dtz { DTZ_MAGIC } else { WDL_MAGIC };
-                if codebook::read_u32(&bytes, 0)? != magic || !plausible_size(bytes.len() as u64) {
-                    return None;
-                }
-                Table::parse(bytes, info, dtz)
-            })
+            .get_or_init(|| self.load(info, dtz))
+            .table
             .as_ref()
+    }
+
+    fn load(&self, info: &TableInfo, dtz: bool) -> Loaded {
+        let Some((map, stamp)) = file::map(&self.path) else {
+            return Loaded {
+                table: None,
+                stamp: Stamp::now(&self.path),
+            };
+        };
+        let magic = if dtz { DTZ_MAGIC } else { WDL_MAGIC };
+        let table = (codebook::read_u32(&map, 0) == Some(magic) && plausible_size(stamp.len))
+            .then(|| Table::parse(map, info, dtz))
+            .flatten();
+        Loaded {
+            table,
+            stamp: Some(stamp),
+        }
+    }
+
+    /// Whether the file was looked at and has changed on disk since; with
+    /// words saying how.
+    fn changed(&self) -> Option<String> {
+        let loaded = self.loaded.get()?;
+        let now = Stamp::now(&self.path);
+        if now == loaded.stamp {
+            return None;
+        }
+        Some(match (now, &loaded.stamp) {
+            (None, _) => "cannot be found or read any more".to_string(),
+            (Some(now), Some(then)) if now.len != then.len => {
+                format!("changed size on disk ({} to {} bytes)", then.len, now.len)
+            }
+            _ => "was changed or replaced on disk".to_string(),
+        })
     }
 }
 
-/// The WDL table of one material and, if found, its DTZ table.
-#[derive(Debug)]
+/// The WDL table of one material and, if found, its DTZ table. The files
+/// are shared with the `Tablebases` made by `refresh`.
+#[derive(Clone, Debug)]
 struct Entry {
     info: TableInfo,
-    wdl: TableFile,
-    dtz: Option<TableFile>,
+    wdl: Arc<TableFile>,
+    dtz: Option<Arc<TableFile>>,
 }
 
 /// The tables found in a set of folders.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Tablebases {
     entries: Vec<Entry>,
     /// Material key (either colour orientation) to entry.
@@ -230,7 +279,7 @@ impl Tablebases {
             if tb.by_key.contains_key(&info.key) {
                 continue;
             }
-            let dtz = dtz_files.remove(&name).map(TableFile::new);
+            let dtz = dtz_files.remove(&name).map(|p| Arc::new(TableFile::new(p)));
             dtz_count += usize::from(dtz.is_some());
             let at = tb.entries.len();
             tb.by_key.insert(info.key, at);
@@ -238,7 +287,7 @@ impl Tablebases {
             tb.max_pieces = tb.max_pieces.max(info.shape.pieces);
             tb.entries.push(Entry {
                 info,
-                wdl: TableFile::new(path),
+                wdl: Arc::new(TableFile::new(path)),
                 dtz,
             });
         }
@@ -255,6 +304,47 @@ impl Tablebases {
             tb.max_pieces
         ));
         (tb, notes)
+    }
+
+    /// Checks every table file mapped so far against its stamp (size,
+    /// modification time, inode) and, when any has changed on disk (an
+    /// operator copying tables in), returns tables in which those files
+    /// are checked again (size, magic) and mapped afresh on next use, or
+    /// refused, with a note for each. `None` when nothing changed.
+    ///
+    /// The caller swaps the result in before the next search, so a file
+    /// truncated between searches is never read through its old map
+    /// (which would raise SIGBUS past the new end).
+    pub fn refresh(&self) -> Option<(Tablebases, Vec<String>)> {
+        let mut notes = Vec::new();
+        let mut fresh = self.clone();
+        for entry in fresh.entries.iter_mut() {
+            let dtz = entry.dtz.iter_mut().map(|f| (f, DTZ_MAGIC));
+            for (file, magic) in std::iter::once((&mut entry.wdl, WDL_MAGIC)).chain(dtz) {
+                let Some(how) = file.changed() else {
+                    continue;
+                };
+                let path = file.path.clone();
+                let replaced = match check_file(&path, magic) {
+                    Ok(()) => {
+                        notes.push(format!(
+                            "syzygy: {} {how}; mapped again on next use",
+                            path.display()
+                        ));
+                        TableFile::new(path)
+                    }
+                    Err(why) => {
+                        notes.push(format!(
+                            "syzygy: {} {how} and now {why}; not used",
+                            path.display()
+                        ));
+                        TableFile::refused(path)
+                    }
+                };
+                *file = Arc::new(replaced);
+            }
+        }
+        (!notes.is_empty()).then_some((fresh, notes))
     }
 
     /// The most pieces (kings included) of any table found; 0 when none.

@@ -12,6 +12,7 @@ use super::index::{
 };
 use crate::board::position::Position;
 use crate::board::types::{Color, PieceKind};
+use memmap2::Mmap;
 
 pub const WDL_MAGIC: u32 = 0x5d23_e871;
 pub const DTZ_MAGIC: u32 = 0xa50c_66d7;
@@ -108,9 +109,10 @@ struct Part {
     codebook: Codebook,
 }
 
-/// A loaded table file: its bytes and the parsed header.
+/// A loaded table file: its bytes (mapped, see `file.rs`) and the parsed
+/// header.
 pub struct Table {
-    bytes: Vec<u8>,
+    bytes: Mmap,
     /// WDL: `[side * files + file]`; DTZ: `[file]`.
     parts: Vec<Part>,
     files: usize,
@@ -144,7 +146,7 @@ pub enum DtzRead {
 
 impl Table {
     /// Parses `bytes` (already checked for the magic) as a WDL or DTZ table.
-    pub fn parse(bytes: Vec<u8>, info: &TableInfo, dtz: bool) -> Option<Table> {
+    pub fn parse(bytes: Mmap, info: &TableInfo, dtz: bool) -> Option<Table> {
         let shape = &info.shape;
         let flags = *bytes.get(4)?;
         let two_sides = !dtz && flags & 1 != 0;
@@ -472,4 +474,22 @@ fn numbering(
         step += 1;
     }
     Some((nb, size))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_of_up_to_seven_pieces_are_tables() {
+        let seven = TableInfo::from_name("KQRBvKQR").expect("a 7-piece table");
+        assert_eq!(seven.shape.pieces, 7);
+        assert!(!seven.shape.has_pawns && !seven.symmetric);
+        let pawns = TableInfo::from_name("KPPPvKPP").expect("a 7-piece pawn table");
+        // The side with fewer pawns leads.
+        assert_eq!(pawns.shape.pawns, [2, 3]);
+        assert!(TableInfo::from_name("KRRvKRR").is_some_and(|t| t.symmetric));
+        assert!(TableInfo::from_name("KQRBNvKQR").is_none(), "8 pieces");
+        assert!(TableInfo::from_name("KQvQ").is_none());
+    }
 }

@@ -26,3 +26,22 @@ pub fn tables_dir() -> Option<PathBuf> {
     );
     None
 }
+
+/// Whether the 6-piece table the tests use (KRRvKRR) is in `dir`; without
+/// it a test says it is skipped, except under `CI=true` (a failure).
+pub fn has_six_pieces(dir: &Path) -> bool {
+    if ["KRRvKRR.rtbw", "KRRvKRR.rtbz", "KRRvKR.rtbz"]
+        .iter()
+        .all(|name| dir.join(name).exists())
+    {
+        return true;
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!(
+            "KRRvKRR not found at {}; required under CI=true",
+            dir.display()
+        );
+    }
+    println!("skipped: no KRRvKRR table at {}", dir.display());
+    false
+}
