@@ -15,12 +15,29 @@ use std::time::Instant;
 /// The number of leaf nodes `depth` plies below `pos`.
 pub fn perft(pos: &Position, depth: u32) -> u64 {
     #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("popcnt") {
-        // SAFETY: the CPU supports POPCNT (checked just above), the only
-        // requirement for calling a function compiled with that feature.
-        return unsafe { perft_popcnt(pos, depth) };
+    {
+        if has_x86_64_v3() {
+            // SAFETY: every feature `perft_v3` is compiled with was detected
+            // on this CPU just above.
+            return unsafe { perft_v3(pos, depth) };
+        }
+        if std::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU supports POPCNT (checked just above), the only
+            // requirement for calling a function compiled with that feature.
+            return unsafe { perft_popcnt(pos, depth) };
+        }
     }
     perft_portable(pos, depth)
+}
+
+/// Whether the CPU has the x86-64-v3 instructions `perft_v3` is compiled with.
+#[cfg(target_arch = "x86_64")]
+fn has_x86_64_v3() -> bool {
+    std::is_x86_feature_detected!("popcnt")
+        && std::is_x86_feature_detected!("bmi1")
+        && std::is_x86_feature_detected!("bmi2")
+        && std::is_x86_feature_detected!("lzcnt")
+        && std::is_x86_feature_detected!("avx2")
 }
 
 /// Perft compiled for the baseline CPU.
@@ -38,6 +55,14 @@ fn perft_popcnt(pos: &Position, depth: u32) -> u64 {
     perft_body(pos, depth, |p, d| perft_popcnt(p, d))
 }
 
+/// The same code for x86-64-v3 CPUs (Haswell, Zen and later): BMI1's
+/// `blsr`/`tzcnt` for the square loops and AVX2 for copying the position.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt,bmi1,bmi2,lzcnt,avx2")]
+fn perft_v3(pos: &Position, depth: u32) -> u64 {
+    perft_body(pos, depth, |p, d| perft_v3(p, d))
+}
+
 #[inline(always)]
 fn perft_body(pos: &Position, depth: u32, recurse: impl Fn(&Position, u32) -> u64) -> u64 {
     match depth {
@@ -49,7 +74,7 @@ fn perft_body(pos: &Position, depth: u32, recurse: impl Fn(&Position, u32) -> u6
             generate_all_inline(pos, &mut moves);
             for &mv in &moves {
                 let mut next = *pos;
-                next.make_move(mv);
+                next.make_move_inline(mv);
                 nodes += recurse(&next, depth - 1);
             }
             nodes

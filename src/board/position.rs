@@ -295,6 +295,13 @@ impl Position {
     /// The move must be legal in this position (from the move generator or
     /// checked with `is_legal`).
     pub fn make_move(&mut self, mv: Move) {
+        self.make_move_inline(mv);
+    }
+
+    /// `make_move`, inlined into the caller so that it is compiled with the
+    /// caller's target features (perft's versions for newer CPUs).
+    #[inline(always)]
+    pub(crate) fn make_move_inline(&mut self, mv: Move) {
         let us = self.side;
         let them = !us;
         let from = mv.from();
