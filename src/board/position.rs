@@ -3,8 +3,8 @@
 //! validation; copy-make; draw rules.
 
 use crate::board::attacks::{
-    between, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, queen_attacks,
-    rook_attacks,
+    between, bishop_attacks, bishop_rays, king_attacks, knight_attacks, pawn_attacks,
+    queen_attacks, rook_attacks, rook_rays,
 };
 use crate::board::bitboard::Bitboard;
 use crate::board::moves::{Move, MoveKind};
@@ -407,10 +407,11 @@ impl Position {
         self.update_check_info();
     }
 
-    /// Recomputes checkers and pins for the side to move. Sliders are found
-    /// once, looking through everything but the enemy's own pieces: with
-    /// nothing between they give check, with one piece of ours between they
-    /// pin it.
+    /// Recomputes checkers and pins for the side to move. The enemy sliders
+    /// on a line with the king are found from empty-board rays (no magic
+    /// lookup): with nothing between they give check, with one piece of ours
+    /// between they pin it.
+    #[inline(always)]
     fn update_check_info(&mut self) {
         let us = self.side;
         let them = !us;
@@ -419,8 +420,7 @@ impl Position {
         let their = self.colored(them);
         let their_rq = (self.pieces(PieceKind::Rook) | self.pieces(PieceKind::Queen)) & their;
         let their_bq = (self.pieces(PieceKind::Bishop) | self.pieces(PieceKind::Queen)) & their;
-        let snipers =
-            (rook_attacks(ksq, their) & their_rq) | (bishop_attacks(ksq, their) & their_bq);
+        let snipers = (rook_rays(ksq) & their_rq) | (bishop_rays(ksq) & their_bq);
         let mut checkers = (knight_attacks(ksq) & self.pieces(PieceKind::Knight)
             | pawn_attacks(us, ksq) & self.pieces(PieceKind::Pawn))
             & their;
