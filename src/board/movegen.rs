@@ -172,7 +172,17 @@ fn shift_capture(bb: Bitboard, color: Color, west: bool) -> Bitboard {
 
 #[inline(always)]
 fn generate<S: MoveSink, const MODE: u8>(pos: &Position, sink: &mut S) {
-    let us = pos.side_to_move();
+    // One copy of the generator per side, so that pawn directions, ranks
+    // and piece-set indices are constants.
+    match pos.side_to_move() {
+        Color::White => generate_side::<S, MODE, true>(pos, sink),
+        Color::Black => generate_side::<S, MODE, false>(pos, sink),
+    }
+}
+
+#[inline(always)]
+fn generate_side<S: MoveSink, const MODE: u8, const WHITE: bool>(pos: &Position, sink: &mut S) {
+    let us = if WHITE { Color::White } else { Color::Black };
     let them = !us;
     let our = pos.colored(us);
     let their = pos.colored(them);
