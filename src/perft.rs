@@ -72,10 +72,18 @@ fn perft_body(pos: &Position, depth: u32, recurse: impl Fn(&Position, u32) -> u6
             let mut nodes = 0;
             let mut moves = MoveList::new();
             generate_all_inline(pos, &mut moves);
-            for &mv in &moves {
-                let mut next = *pos;
-                next.make_move_inline(mv);
-                nodes += recurse(&next, depth - 1);
+            if depth == 2 {
+                for &mv in &moves {
+                    let mut next = *pos;
+                    next.make_move_for_count(mv);
+                    nodes += count_legal_inline(&next);
+                }
+            } else {
+                for &mv in &moves {
+                    let mut next = *pos;
+                    next.make_move_inline(mv);
+                    nodes += recurse(&next, depth - 1);
+                }
             }
             nodes
         }

@@ -263,30 +263,42 @@ impl Position {
 
     #[inline(always)]
     fn put(&mut self, piece: Piece, sq: Square) {
+        self.put_bb::<true>(piece, sq);
+    }
+
+    /// `put`; without `FULL` only the bitboards (see `make_move_for_count`).
+    #[inline(always)]
+    fn put_bb<const FULL: bool>(&mut self, piece: Piece, sq: Square) {
         let bb = Bitboard::from_square(sq);
         self.by_kind[piece.kind().index()] |= bb;
         self.by_color[piece.color().index()] |= bb;
-        self.board[sq.index()] = Some(piece);
-        self.key ^= zobrist::piece(piece, sq);
+        if FULL {
+            self.board[sq.index()] = Some(piece);
+            self.key ^= zobrist::piece(piece, sq);
+        }
     }
 
     #[inline(always)]
-    fn remove(&mut self, piece: Piece, sq: Square) {
+    fn remove_bb<const FULL: bool>(&mut self, piece: Piece, sq: Square) {
         let bb = Bitboard::from_square(sq);
         self.by_kind[piece.kind().index()] ^= bb;
         self.by_color[piece.color().index()] ^= bb;
-        self.board[sq.index()] = None;
-        self.key ^= zobrist::piece(piece, sq);
+        if FULL {
+            self.board[sq.index()] = None;
+            self.key ^= zobrist::piece(piece, sq);
+        }
     }
 
     #[inline(always)]
-    fn shift(&mut self, piece: Piece, from: Square, to: Square) {
+    fn shift_bb<const FULL: bool>(&mut self, piece: Piece, from: Square, to: Square) {
         let bb = Bitboard::from_square(from) | Bitboard::from_square(to);
         self.by_kind[piece.kind().index()] ^= bb;
         self.by_color[piece.color().index()] ^= bb;
-        self.board[from.index()] = None;
-        self.board[to.index()] = Some(piece);
-        self.key ^= zobrist::piece(piece, from) ^ zobrist::piece(piece, to);
+        if FULL {
+            self.board[from.index()] = None;
+            self.board[to.index()] = Some(piece);
+            self.key ^= zobrist::piece(piece, from) ^ zobrist::piece(piece, to);
+        }
     }
 
     /// Plays a legal move in place. Use a copy of the position to take it back
@@ -302,6 +314,21 @@ impl Position {
     /// caller's target features (perft's versions for newer CPUs).
     #[inline(always)]
     pub(crate) fn make_move_inline(&mut self, mv: Move) {
+        self.make_move_impl::<true>(mv);
+    }
+
+    /// `make_move` for a position whose legal moves will only be counted
+    /// (perft's last ply but one): the bitboards, side, castling rights, en
+    /// passant, checkers and pins are updated, but not the square-by-square
+    /// board, the key or the clocks. Such a position must not be used for
+    /// anything but move generation.
+    #[inline(always)]
+    pub(crate) fn make_move_for_count(&mut self, mv: Move) {
+        self.make_move_impl::<false>(mv);
+    }
+
+    #[inline(always)]
+    fn make_move_impl<const FULL: bool>(&mut self, mv: Move) {
         let us = self.side;
         let them = !us;
         let from = mv.from();
@@ -312,11 +339,15 @@ impl Position {
         };
 
         if let Some(ep) = self.ep.take() {
-            self.key ^= zobrist::en_passant(ep.file());
+            if FULL {
+                self.key ^= zobrist::en_passant(ep.file());
+            }
         }
-        self.halfmove += 1;
-        if us == Color::Black {
-            self.fullmove = self.fullmove.saturating_add(1);
+        if FULL {
+            self.halfmove += 1;
+            if us == Color::Black {
+                self.fullmove = self.fullmove.saturating_add(1);
+            }
         }
         let mut double_push = false;
 
@@ -327,34 +358,34 @@ impl Position {
                 let king_to = Square::from_file_rank(if king_side { 6 } else { 2 }, rank);
                 let rook_to = Square::from_file_rank(if king_side { 5 } else { 3 }, rank);
                 let rook = Piece::new(us, PieceKind::Rook);
-                self.remove(piece, from);
-                self.remove(rook, to);
-                self.put(piece, king_to);
-                self.put(rook, rook_to);
+                self.remove_bb::<FULL>(piece, from);
+                self.remove_bb::<FULL>(rook, to);
+                self.put_bb::<FULL>(piece, king_to);
+                self.put_bb::<FULL>(rook, rook_to);
             }
             MoveKind::EnPassant => {
                 let cap_sq = Square::from_file_rank(to.file(), from.rank());
-                self.remove(Piece::new(them, PieceKind::Pawn), cap_sq);
-                self.shift(piece, from, to);
+                self.remove_bb::<FULL>(Piece::new(them, PieceKind::Pawn), cap_sq);
+                self.shift_bb::<FULL>(piece, from, to);
                 self.halfmove = 0;
             }
             kind => {
                 if let Some(captured) = self.piece_on(to) {
-                    self.remove(captured, to);
+                    self.remove_bb::<FULL>(captured, to);
                     self.halfmove = 0;
                 }
                 if piece.kind() == PieceKind::Pawn {
                     self.halfmove = 0;
                     if kind == MoveKind::Promotion {
-                        self.remove(piece, from);
+                        self.remove_bb::<FULL>(piece, from);
                         let promo = mv.promotion_piece().unwrap_or(PieceKind::Queen);
-                        self.put(Piece::new(us, promo), to);
+                        self.put_bb::<FULL>(Piece::new(us, promo), to);
                     } else {
-                        self.shift(piece, from, to);
+                        self.shift_bb::<FULL>(piece, from, to);
                         double_push = from.index().abs_diff(to.index()) == 16;
                     }
                 } else {
-                    self.shift(piece, from, to);
+                    self.shift_bb::<FULL>(piece, from, to);
                 }
             }
         }
@@ -372,8 +403,10 @@ impl Position {
             }
             let lost = lost & self.castling;
             if lost != 0 {
-                self.key ^=
-                    zobrist::castling(self.castling) ^ zobrist::castling(self.castling & !lost);
+                if FULL {
+                    self.key ^=
+                        zobrist::castling(self.castling) ^ zobrist::castling(self.castling & !lost);
+                }
                 self.castling &= !lost;
                 for (i, rook) in self.castle_rook.iter_mut().enumerate() {
                     if lost & (1 << i) != 0 {
@@ -384,14 +417,18 @@ impl Position {
         }
 
         self.side = them;
-        self.key ^= zobrist::side(Color::Black);
+        if FULL {
+            self.key ^= zobrist::side(Color::Black);
+        }
         self.update_check_info();
 
         if double_push {
             let ep_sq = Square::from_file_rank(from.file(), (from.rank() + to.rank()) / 2);
             if self.ep_capture_possible(ep_sq) {
                 self.ep = Some(ep_sq);
-                self.key ^= zobrist::en_passant(ep_sq.file());
+                if FULL {
+                    self.key ^= zobrist::en_passant(ep_sq.file());
+                }
             }
         }
     }
