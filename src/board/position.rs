@@ -329,7 +329,16 @@ impl Position {
 
     #[inline(always)]
     fn make_move_impl<const FULL: bool>(&mut self, mv: Move) {
-        let us = self.side;
+        match self.side {
+            Color::White => self.make_move_side::<FULL, true>(mv),
+            Color::Black => self.make_move_side::<FULL, false>(mv),
+        }
+    }
+
+    /// `make_move_impl` for a side to move known at compile time.
+    #[inline(always)]
+    fn make_move_side<const FULL: bool, const WHITE: bool>(&mut self, mv: Move) {
+        let us = if WHITE { Color::White } else { Color::Black };
         let them = !us;
         let from = mv.from();
         let to = mv.to();
