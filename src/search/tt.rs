@@ -205,8 +205,9 @@ impl TranspositionTable {
 /// Asks Linux to back the table's (still untouched) memory with 2 MB pages.
 /// Probes land anywhere in the table, so with 4 KB pages nearly every probe
 /// also misses the TLB; huge pages make that page walk rare. Only advice:
-/// where transparent huge pages are off it changes nothing.
-fn advise_huge_pages(entries: &Vec<Entry>) {
+/// where transparent huge pages are off it changes nothing. (The perft
+/// table uses it too.)
+pub(crate) fn advise_huge_pages<T>(entries: &Vec<T>) {
     #[cfg(target_os = "linux")]
     {
         extern "C" {
@@ -215,7 +216,7 @@ fn advise_huge_pages(entries: &Vec<Entry>) {
         const MADV_HUGEPAGE: i32 = 14;
         const PAGE: usize = 4096;
         let start = entries.as_ptr() as usize;
-        let end = start + entries.capacity() * std::mem::size_of::<Entry>();
+        let end = start + entries.capacity() * std::mem::size_of::<T>();
         let first_page = start.next_multiple_of(PAGE);
         if first_page < end {
             // SAFETY: the range lies inside the vector's own allocation, and
@@ -236,7 +237,7 @@ fn advise_huge_pages(entries: &Vec<Entry>) {
 }
 
 /// Memory the system can still hand out (Linux `MemAvailable`), if known.
-fn available_memory_mb() -> Option<usize> {
+pub(crate) fn available_memory_mb() -> Option<usize> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
