@@ -54,6 +54,9 @@ pub struct Position {
     castling: u8,
     /// The original rook square of each castling right.
     castle_rook: [Square; 4],
+    /// The squares whose pieces hold castling rights (those rooks and their
+    /// kings): a move touching none of them keeps every right.
+    castling_squares: Bitboard,
     /// Set only when an en-passant capture is actually legal.
     ep: Option<Square>,
     halfmove: u16,
@@ -81,6 +84,7 @@ impl Position {
             side: Color::White,
             castling: 0,
             castle_rook: NO_CASTLE_ROOK,
+            castling_squares: Bitboard::EMPTY,
             ep: None,
             halfmove: 0,
             fullmove: 1,
@@ -192,6 +196,19 @@ impl Position {
 
     pub fn set_chess960(&mut self, on: bool) {
         self.chess960 = on || self.needs_chess960();
+    }
+
+    /// The rooks of the castling rights held and the kings they belong to.
+    fn compute_castling_squares(&self) -> Bitboard {
+        let mut squares = Bitboard::EMPTY;
+        for (i, &rook) in self.castle_rook.iter().enumerate() {
+            if self.castling & (1 << i) != 0 {
+                let color = if i < 2 { Color::White } else { Color::Black };
+                squares |=
+                    Bitboard::from_square(rook) | Bitboard::from_square(self.king_square(color));
+            }
+        }
+        squares
     }
 
     /// Castling rights that standard notation cannot express.
@@ -399,7 +416,8 @@ impl Position {
             }
         }
 
-        if self.castling != 0 {
+        let touched = Bitboard::from_square(from) | Bitboard::from_square(to);
+        if (self.castling_squares & touched).nonempty() {
             let mut lost = 0u8;
             if piece.kind() == PieceKind::King {
                 lost |= 3 << (us.index() * 2);
@@ -422,6 +440,7 @@ impl Position {
                         *rook = NO_CASTLE_ROOK[i];
                     }
                 }
+                self.castling_squares = self.compute_castling_squares();
             }
         }
 
@@ -665,6 +684,7 @@ impl Position {
         }
 
         pos.parse_castling(fields[2])?;
+        pos.castling_squares = pos.compute_castling_squares();
         pos.chess960 = chess960 || pos.needs_chess960();
         pos.key ^= zobrist::castling(pos.castling);
 
