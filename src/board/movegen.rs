@@ -243,23 +243,11 @@ fn generate_side<S: MoveSink, const MODE: u8, const WHITE: bool>(pos: &Position,
     };
     let targets = check_mask & mode_mask;
 
-    for from in pos.pieces_of(us, PieceKind::Knight) & !pinned {
-        sink.add_targets(from, knight_attacks(from) & targets);
-    }
-    let queens = pos.pieces(PieceKind::Queen);
-    for from in (pos.pieces(PieceKind::Bishop) | queens) & our {
-        let mut t = bishop_attacks(from, occ) & targets;
-        if pinned.contains(from) {
-            t &= line(ksq, from);
-        }
-        sink.add_targets(from, t);
-    }
-    for from in (pos.pieces(PieceKind::Rook) | queens) & our {
-        let mut t = rook_attacks(from, occ) & targets;
-        if pinned.contains(from) {
-            t &= line(ksq, from);
-        }
-        sink.add_targets(from, t);
+    // Most positions have no pinned piece: then the sliders need no pin test.
+    if pinned.is_empty() {
+        piece_moves::<S, false>(pos, sink, our, occ, targets, ksq, pinned);
+    } else {
+        piece_moves::<S, true>(pos, sink, our, occ, targets, ksq, pinned);
     }
 
     generate_pawns::<S, MODE>(pos, sink, us, their, empty, check_mask, ksq, pinned);
@@ -300,6 +288,38 @@ fn slider_attacks_on(zone: Bitboard, rq: Bitboard, bq: Bitboard, occ: Bitboard) 
         }
     }
     seen
+}
+
+/// Knight, bishop, rook and queen moves to `targets`; pinned pieces (only if
+/// `PINS`) along their pin line.
+#[inline(always)]
+fn piece_moves<S: MoveSink, const PINS: bool>(
+    pos: &Position,
+    sink: &mut S,
+    our: Bitboard,
+    occ: Bitboard,
+    targets: Bitboard,
+    ksq: Square,
+    pinned: Bitboard,
+) {
+    for from in pos.pieces(PieceKind::Knight) & our & !pinned {
+        sink.add_targets(from, knight_attacks(from) & targets);
+    }
+    let queens = pos.pieces(PieceKind::Queen);
+    for from in (pos.pieces(PieceKind::Bishop) | queens) & our {
+        let mut t = bishop_attacks(from, occ) & targets;
+        if PINS && pinned.contains(from) {
+            t &= line(ksq, from);
+        }
+        sink.add_targets(from, t);
+    }
+    for from in (pos.pieces(PieceKind::Rook) | queens) & our {
+        let mut t = rook_attacks(from, occ) & targets;
+        if PINS && pinned.contains(from) {
+            t &= line(ksq, from);
+        }
+        sink.add_targets(from, t);
+    }
 }
 
 /// Squares attacked by `color`'s pawns, knights and king.
