@@ -1,13 +1,13 @@
 //! Move generator benchmarks: full legal generation, counting only,
-//! copy-make, and a complete perft.
+//! copy-make, and a complete perft (plain and with a table of counts).
 //!
 //! Run with `cargo bench --bench movegen`; add
 //! `-- --warm-up-time 1 --measurement-time 3` for a quick pass.
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use guoxiang::board::movegen::{count_legal, legal_moves};
 use guoxiang::board::position::START_FEN;
-use guoxiang::perft::perft;
+use guoxiang::perft::{perft, perft_hashed, PerftTable};
 use guoxiang::Position;
 use std::hint::black_box;
 
@@ -79,6 +79,15 @@ fn bench_perft(c: &mut Criterion) {
     group.sample_size(10);
     group.throughput(Throughput::Elements(193_690_690));
     group.bench_function("kiwipete_5", |b| b.iter(|| perft(black_box(&pos), 5)));
+    // A fresh table each time (its allocation not timed), so every count is
+    // found the hard way once and transpositions hit.
+    group.bench_function("kiwipete_5_hash_16mb", |b| {
+        b.iter_batched(
+            || PerftTable::new(16).expect("16 MB"),
+            |table| perft_hashed(black_box(&pos), 5, &table),
+            BatchSize::LargeInput,
+        )
+    });
     group.finish();
 }
 

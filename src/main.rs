@@ -9,9 +9,10 @@
 use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand};
 use guoxiang::board::position::{Position, START_FEN};
-use guoxiang::perft::{divide, parse_suite, run_suite, SuiteOptions};
+use guoxiang::perft::{divide, parse_suite, run_suite, PerftTable, SuiteOptions};
 use guoxiang::tools::{datagen, epd, nnue_train, pool, sprt, spsa, tune, wdl};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Guoxiang, a UCI chess engine. Without a subcommand it runs the engine,
@@ -86,6 +87,16 @@ struct PerftArgs {
         value_parser = RangedU64ValueParser::<usize>::new().range(1..=1024)
     )]
     threads: usize,
+    /// A table of counts of this many MB, shared by the threads (and by the
+    /// positions of a suite), so that transpositions are counted once
+    /// (0: none; up to 1048576)
+    #[arg(
+        long,
+        value_name = "MB",
+        default_value_t = 0,
+        value_parser = RangedU64ValueParser::<usize>::new().range(0..=1 << 20)
+    )]
+    hash: usize,
     /// Chess960: castling moves printed as king takes rook (a FEN whose
     /// castling field names files switches it on by itself)
     #[arg(long = "960")]
@@ -134,11 +145,16 @@ fn bench(args: BenchArgs) -> ExitCode {
 
 fn perft(args: PerftArgs) -> Result<ExitCode, String> {
     let defaults = SuiteOptions::default();
+    let table = match args.hash {
+        0 => None,
+        mb => Some(Arc::new(PerftTable::new(mb)?)),
+    };
     let opts = SuiteOptions {
         max_depth: args.max_depth.unwrap_or(defaults.max_depth),
         max_count: args.max_count.unwrap_or(defaults.max_count),
         threads: args.threads,
         chess960: args.chess960,
+        table,
     };
 
     if let Some(path) = args.suite {
@@ -178,7 +194,7 @@ fn perft(args: PerftArgs) -> Result<ExitCode, String> {
         });
     let pos = Position::from_fen(&fen, chess960).map_err(|e| e.to_string())?;
     let start = Instant::now();
-    let results = divide(&pos, depth, opts.threads);
+    let results = divide(&pos, depth, opts.threads, opts.table.as_deref());
     let elapsed = start.elapsed().as_secs_f64();
     let total: u64 = if depth == 0 {
         1

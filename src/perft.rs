@@ -1,65 +1,296 @@
 //! Perft (move path enumeration): plain, divided by root move, split over
-//! threads, and a runner for whole suites of positions with expected counts.
+//! threads, with or without a table of counts shared by the threads, and a
+//! runner for whole suites of positions with expected counts.
 //!
 //! Fully legal generation; the last ply is bulk-counted with
-//! [`count_legal`]; no hash table.
+//! [`count_legal`](crate::board::movegen::count_legal), and the ply before
+//! it makes its moves on the bitboards only.
+//!
+//! The table ([`PerftTable`]) maps (position, depth) to a count, so a deep
+//! count meets each transposition once. A hit is trusted only when the whole
+//! 64-bit key and the depth match; key and count are stored as two words,
+//! `key ^ data` and `data`, so a torn read (the words of two different
+//! writes, possible since threads write without locks) fails the check
+//! instead of giving a wrong count. What is left is a true 64-bit key
+//! collision, as in every hashed perft.
 
 use crate::board::movegen::{count_legal_inline, generate_all_inline, legal_moves};
 use crate::board::moves::{Move, MoveList};
 use crate::board::position::Position;
+use crate::search::tt::{advise_huge_pages, available_memory_mb};
 use std::io::Write;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 /// The number of leaf nodes `depth` plies below `pos`.
 pub fn perft(pos: &Position, depth: u32) -> u64 {
+    perft_with(pos, depth, &NoTable)
+}
+
+/// [`perft`] with a table of counts (shared with other threads if wanted).
+pub fn perft_hashed(pos: &Position, depth: u32, table: &PerftTable) -> u64 {
+    perft_with(pos, depth, table)
+}
+
+fn perft_with<T: Counts>(pos: &Position, depth: u32, table: &T) -> u64 {
     #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("popcnt") {
-        // SAFETY: the CPU supports POPCNT (checked just above), the only
-        // requirement for calling a function compiled with that feature.
-        return unsafe { perft_popcnt(pos, depth) };
+    {
+        if has_x86_64_v3() {
+            // SAFETY: every feature `perft_v3` is compiled with was detected
+            // on this CPU just above.
+            return unsafe { perft_v3(pos, depth, table) };
+        }
+        if std::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU supports POPCNT (checked just above), the only
+            // requirement for calling a function compiled with that feature.
+            return unsafe { perft_popcnt(pos, depth, table) };
+        }
     }
-    perft_portable(pos, depth)
+    perft_portable(pos, depth, table)
+}
+
+/// Whether the CPU has the x86-64-v3 instructions `perft_v3` is compiled with.
+#[cfg(target_arch = "x86_64")]
+fn has_x86_64_v3() -> bool {
+    std::is_x86_feature_detected!("popcnt")
+        && std::is_x86_feature_detected!("bmi1")
+        && std::is_x86_feature_detected!("bmi2")
+        && std::is_x86_feature_detected!("lzcnt")
+        && std::is_x86_feature_detected!("avx2")
 }
 
 /// Perft compiled for the baseline CPU.
-fn perft_portable(pos: &Position, depth: u32) -> u64 {
-    perft_body(pos, depth, perft_portable)
+fn perft_portable<T: Counts>(pos: &Position, depth: u32, table: &T) -> u64 {
+    perft_body(pos, depth, table, |p, d| perft_portable(p, d, table))
 }
 
 /// The same code compiled with the POPCNT instruction, which the last-ply
-/// move count leans on: about 1.4x faster (see README, perft speed).
+/// move count leans on: about 1.4x faster than the baseline build.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt")]
-fn perft_popcnt(pos: &Position, depth: u32) -> u64 {
+fn perft_popcnt<T: Counts>(pos: &Position, depth: u32, table: &T) -> u64 {
     // The closure inherits this function's target feature, so the recursive
     // call needs no `unsafe`.
-    perft_body(pos, depth, |p, d| perft_popcnt(p, d))
+    perft_body(pos, depth, table, |p, d| perft_popcnt(p, d, table))
 }
 
+/// The same code for x86-64-v3 CPUs (Haswell, Zen and later): BMI1's
+/// `blsr`/`tzcnt` for the square loops and AVX2 for copying the position.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt,bmi1,bmi2,lzcnt,avx2")]
+fn perft_v3<T: Counts>(pos: &Position, depth: u32, table: &T) -> u64 {
+    perft_body(pos, depth, table, |p, d| perft_v3(p, d, table))
+}
+
+/// The shallowest depth whose counts go into the table: below it a subtree
+/// costs less to count again than a probe that misses the cache.
+const HASH_MIN_DEPTH: u32 = 2;
+
 #[inline(always)]
-fn perft_body(pos: &Position, depth: u32, recurse: impl Fn(&Position, u32) -> u64) -> u64 {
+fn perft_body<T: Counts>(
+    pos: &Position,
+    depth: u32,
+    table: &T,
+    recurse: impl Fn(&Position, u32) -> u64,
+) -> u64 {
     match depth {
         0 => 1,
         1 => count_legal_inline(pos),
         _ => {
+            let key = (T::ENABLED && depth >= HASH_MIN_DEPTH).then(|| table_key(pos));
+            if let Some(key) = key {
+                if let Some(nodes) = table.probe(key, depth) {
+                    return nodes;
+                }
+            }
             let mut nodes = 0;
             let mut moves = MoveList::new();
             generate_all_inline(pos, &mut moves);
-            for &mv in &moves {
-                let mut next = *pos;
-                next.make_move(mv);
-                nodes += recurse(&next, depth - 1);
+            if depth == 2 {
+                for &mv in &moves {
+                    let mut next = *pos;
+                    next.make_move_for_count(mv);
+                    nodes += count_legal_inline(&next);
+                }
+            } else {
+                for &mv in &moves {
+                    let mut next = *pos;
+                    next.make_move_inline(mv);
+                    nodes += recurse(&next, depth - 1);
+                }
+            }
+            if let Some(key) = key {
+                table.store(key, depth, nodes);
             }
             nodes
         }
     }
 }
 
-/// Perft split by root move, the root moves shared out over `threads` threads.
-/// The result is in move-generation order.
-pub fn divide(pos: &Position, depth: u32, threads: usize) -> Vec<(Move, u64)> {
+/// Where perft keeps counts: a [`PerftTable`], or nowhere.
+trait Counts: Sync {
+    /// False for [`NoTable`]: the key is then never computed.
+    const ENABLED: bool;
+    fn probe(&self, key: u64, depth: u32) -> Option<u64>;
+    fn store(&self, key: u64, depth: u32, nodes: u64);
+}
+
+/// No table: plain perft.
+struct NoTable;
+
+impl Counts for NoTable {
+    const ENABLED: bool = false;
+    #[inline(always)]
+    fn probe(&self, _key: u64, _depth: u32) -> Option<u64> {
+        None
+    }
+    #[inline(always)]
+    fn store(&self, _key: u64, _depth: u32, _nodes: u64) {}
+}
+
+/// The position's key for the perft table: its Zobrist key (pieces, side,
+/// castling rights, an en-passant square only where a capture there is
+/// legal), plus the file of each castling right's rook. Within one game the
+/// rights alone say which rook castles, but a table shared by several
+/// starting positions (a suite, Chess960) may see the same pieces and
+/// rights with another castling rook, and those castle differently.
+#[inline(always)]
+fn table_key(pos: &Position) -> u64 {
+    let mut key = pos.key();
+    if pos.castling_rights() != 0 {
+        for (index, salt) in ROOK_FILE_KEYS.iter().enumerate() {
+            if let Some(rook) = pos.castling_rook(index) {
+                key ^= salt[rook.file() as usize];
+            }
+        }
+    }
+    key
+}
+
+/// Random keys by castling right and rook file (SplitMix64, fixed seed).
+const ROOK_FILE_KEYS: [[u64; 8]; 4] = {
+    let mut keys = [[0u64; 8]; 4];
+    let mut state: u64 = 0x7065_7266_7430_3936; // "perft096"
+    let mut i = 0;
+    while i < 32 {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        keys[i / 8][i % 8] = z ^ (z >> 31);
+        i += 1;
+    }
+    keys
+};
+
+/// One stored count: `data` = count << 8 | depth, `check` = key ^ data.
+#[derive(Default)]
+struct Entry {
+    check: AtomicU64,
+    data: AtomicU64,
+}
+
+/// Two entries sharing a cache line's half: the first keeps the deeper
+/// count, the second takes whatever the first would not.
+#[derive(Default)]
+#[repr(align(32))]
+struct Bucket([Entry; 2]);
+
+/// Counts at or above this do not fit beside the depth and are not stored.
+const MAX_STORED: u64 = 1 << 56;
+
+/// A table of perft counts, (position key, depth) -> leaf count, shared by
+/// the threads of a perft without locks (see the module text).
+pub struct PerftTable {
+    buckets: Box<[Bucket]>,
+}
+
+impl std::fmt::Debug for PerftTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PerftTable({} buckets)", self.buckets.len())
+    }
+}
+
+impl PerftTable {
+    /// A table of `mb` mebibytes (at least one bucket). An error, never an
+    /// abort, when the memory cannot be had.
+    pub fn new(mb: usize) -> Result<PerftTable, String> {
+        if let Some(available) = available_memory_mb() {
+            if mb > available.saturating_sub(256) {
+                return Err(format!(
+                    "cannot allocate {mb} MB for the perft table: only {available} MB of memory is available"
+                ));
+            }
+        }
+        let count = (mb
+            .checked_mul(1 << 20)
+            .ok_or_else(|| format!("{mb} MB is too large"))?
+            / std::mem::size_of::<Bucket>())
+        .max(1);
+        let mut buckets: Vec<Bucket> = Vec::new();
+        buckets
+            .try_reserve_exact(count)
+            .map_err(|_| format!("cannot allocate {mb} MB for the perft table"))?;
+        advise_huge_pages(buckets.spare_capacity_mut());
+        buckets.resize_with(count, Bucket::default);
+        Ok(PerftTable {
+            buckets: buckets.into_boxed_slice(),
+        })
+    }
+
+    /// The size in mebibytes.
+    pub fn size_mb(&self) -> usize {
+        (self.buckets.len() * std::mem::size_of::<Bucket>()) >> 20
+    }
+
+    #[inline(always)]
+    fn bucket(&self, key: u64) -> &Bucket {
+        let index = ((key as u128 * self.buckets.len() as u128) >> 64) as usize;
+        &self.buckets[index]
+    }
+}
+
+impl Counts for PerftTable {
+    const ENABLED: bool = true;
+
+    #[inline(always)]
+    fn probe(&self, key: u64, depth: u32) -> Option<u64> {
+        let want = u64::from(depth);
+        self.bucket(key).0.iter().find_map(|e| {
+            let data = e.data.load(Ordering::Relaxed);
+            let check = e.check.load(Ordering::Relaxed);
+            (check ^ data == key && data & 0xFF == want).then_some(data >> 8)
+        })
+    }
+
+    #[inline(always)]
+    fn store(&self, key: u64, depth: u32, nodes: u64) {
+        if nodes >= MAX_STORED || depth > 0xFF {
+            return;
+        }
+        let data = nodes << 8 | u64::from(depth);
+        let [deep, recent] = &self.bucket(key).0;
+        let old_depth = deep.data.load(Ordering::Relaxed) & 0xFF;
+        let e = if u64::from(depth) >= old_depth {
+            deep
+        } else {
+            recent
+        };
+        e.data.store(data, Ordering::Relaxed);
+        e.check.store(key ^ data, Ordering::Relaxed);
+    }
+}
+
+/// Perft split by root move, the root moves shared out over `threads` threads,
+/// with a table shared by all of them if one is given. The result is in
+/// move-generation order.
+pub fn divide(
+    pos: &Position,
+    depth: u32,
+    threads: usize,
+    table: Option<&PerftTable>,
+) -> Vec<(Move, u64)> {
     let moves: Vec<Move> = legal_moves(pos).into_iter().collect();
     if depth == 0 {
         return Vec::new();
@@ -71,7 +302,10 @@ pub fn divide(pos: &Position, depth: u32, threads: usize) -> Vec<(Move, u64)> {
         let Some(&mv) = moves.get(i) else { break };
         let mut child = *pos;
         child.make_move(mv);
-        let n = perft(&child, depth - 1);
+        let n = match table {
+            Some(t) => perft_hashed(&child, depth - 1, t),
+            None => perft(&child, depth - 1),
+        };
         if let Ok(mut slot) = results[i].lock() {
             *slot = n;
         }
@@ -191,6 +425,8 @@ pub struct SuiteOptions {
     pub threads: usize,
     /// Parse every FEN in Chess960 mode (X-FEN files).
     pub chess960: bool,
+    /// A table of counts shared by every thread and every position.
+    pub table: Option<Arc<PerftTable>>,
 }
 
 impl Default for SuiteOptions {
@@ -200,6 +436,7 @@ impl Default for SuiteOptions {
             max_count: u64::MAX,
             threads: 1,
             chess960: false,
+            table: None,
         }
     }
 }
@@ -261,7 +498,10 @@ pub fn run_suite(
             if depth > opts.max_depth || expected > opts.max_count {
                 continue;
             }
-            let found = perft(&pos, depth);
+            let found = match &opts.table {
+                Some(table) => perft_hashed(&pos, depth, table),
+                None => perft(&pos, depth),
+            };
             checks += 1;
             nodes += found;
             if found != expected {
@@ -293,4 +533,79 @@ pub fn run_suite(
     let mut report = report.into_inner().unwrap_or_else(|e| e.into_inner());
     report.seconds = start.elapsed().as_secs_f64();
     report
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_answers_only_for_the_same_key_and_depth() {
+        let table = PerftTable::new(1).expect("1 MB");
+        let key = 0x0123_4567_89AB_CDEF;
+        assert_eq!(table.probe(key, 5), None);
+        table.store(key, 5, 4_865_609);
+        assert_eq!(table.probe(key, 5), Some(4_865_609));
+        assert_eq!(table.probe(key, 4), None);
+        assert_eq!(table.probe(key, 6), None);
+        assert_eq!(table.probe(key ^ 1, 5), None);
+        // A shallower count of the same position goes beside the deeper one.
+        table.store(key, 3, 8_902);
+        assert_eq!(table.probe(key, 5), Some(4_865_609));
+        assert_eq!(table.probe(key, 3), Some(8_902));
+        // Counts too large to sit beside the depth are not stored.
+        table.store(key, 7, MAX_STORED);
+        assert_eq!(table.probe(key, 7), None);
+        table.store(key, 7, MAX_STORED - 1);
+        assert_eq!(table.probe(key, 7), Some(MAX_STORED - 1));
+    }
+
+    #[test]
+    fn a_torn_entry_is_not_believed() {
+        // One word from one write and one from another, as two threads
+        // writing the same entry at once may leave it.
+        let table = PerftTable::new(1).expect("1 MB");
+        let key = 0x5555_AAAA_0F0F_F0F0;
+        table.store(key, 4, 197_281);
+        let e = &table.bucket(key).0[0];
+        let other = 400u64 << 8 | 4;
+        e.data.store(other, Ordering::Relaxed);
+        assert_eq!(table.probe(key, 4), None);
+        // The other order: the check word of the second write, the data of the first.
+        e.data.store(197_281 << 8 | 4, Ordering::Relaxed);
+        e.check.store(key ^ other, Ordering::Relaxed);
+        assert_eq!(table.probe(key, 4), None);
+    }
+
+    #[test]
+    fn the_table_key_tells_castling_rooks_apart() {
+        // The same pieces and the same castling bit, with the a1 rook or the
+        // b1 rook as the queen-side castling rook: equal Zobrist keys, but
+        // only the b1 rook can castle (the a1 rook has b1 in its way).
+        let a = Position::from_fen("4k3/8/8/8/8/8/8/RR2K3 w A - 0 1", true).expect("FEN");
+        let b = Position::from_fen("4k3/8/8/8/8/8/8/RR2K3 w B - 0 1", true).expect("FEN");
+        assert_eq!(a.key(), b.key());
+        assert_ne!(table_key(&a), table_key(&b));
+        assert_ne!(perft(&a, 1), perft(&b, 1));
+        let table = PerftTable::new(1).expect("1 MB");
+        for depth in 1..=4 {
+            assert_eq!(perft_hashed(&a, depth, &table), perft(&a, depth));
+            assert_eq!(perft_hashed(&b, depth, &table), perft(&b, depth));
+        }
+        // Without castling rights the table key is the Zobrist key.
+        let plain = Position::startpos();
+        let mut moved = plain;
+        for uci in ["e2e4", "e7e5", "e1e2", "e8e7"] {
+            let mv = moved.parse_uci_move(uci).expect("legal");
+            moved.make_move(mv);
+        }
+        assert_eq!(table_key(&moved), moved.key());
+        assert_ne!(table_key(&plain), plain.key());
+    }
+
+    #[test]
+    fn impossible_allocation_is_an_error() {
+        assert!(PerftTable::new(usize::MAX >> 21).is_err());
+        assert!(PerftTable::new(0).is_ok());
+    }
 }

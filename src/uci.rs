@@ -15,7 +15,7 @@ use crate::eval::network::Network;
 use crate::eval::score::{mate_in, MAX_PLY, TB_WIN, TB_WIN_BOUND};
 use crate::eval::wdl;
 use crate::eval::EvalConfig;
-use crate::perft::divide;
+use crate::perft::{divide, PerftTable};
 use crate::search::params::SearchParams;
 use crate::search::strength::{self, Strength};
 use crate::search::tb::TablebaseConfig;
@@ -637,9 +637,19 @@ impl Engine {
         }
     }
 
+    /// `go perft`: a divide with `Threads` threads and a table of counts of
+    /// `Hash` MB, allocated for the command (beside the search's table) and
+    /// freed after it; without one if the memory cannot be had.
     fn perft(&mut self, depth: u32) {
+        let table = match PerftTable::new(self.options.hash_mb) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                self.out.info(&format!("perft without a table: {e}"));
+                None
+            }
+        };
         let start = Instant::now();
-        let results = divide(&self.position, depth, self.options.threads);
+        let results = divide(&self.position, depth, self.options.threads, table.as_ref());
         let chess960 = self.position.is_chess960();
         let mut total = 0u64;
         for (mv, n) in &results {
@@ -652,8 +662,11 @@ impl Engine {
         self.out.line("");
         self.out.line(&format!("Nodes searched: {total}"));
         let ms = start.elapsed().as_millis();
-        self.out
-            .info(&format!("perft {depth}: {total} nodes in {ms} ms"));
+        let table_mb = table.as_ref().map_or(0, PerftTable::size_mb);
+        self.out.info(&format!(
+            "perft {depth}: {total} nodes in {ms} ms ({} threads, table {table_mb} MB)",
+            self.options.threads
+        ));
     }
 
     fn cmd_ponderhit(&mut self) {

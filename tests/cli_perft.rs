@@ -82,6 +82,39 @@ fn perft_2_of_kiwipete_with_threads() {
 }
 
 #[test]
+fn perft_with_a_table_of_counts() {
+    // The same divide with and without the table, on one thread and two.
+    let plain = stdout(&guoxiang(&["perft", "4", KIWIPETE]));
+    assert_eq!(nodes_searched(&plain), 4085603);
+    for threads in ["1", "2"] {
+        for mb in ["1", "16"] {
+            let o = guoxiang(&["perft", "4", KIWIPETE, "--hash", mb, "--threads", threads]);
+            assert!(o.status.success(), "{}", stderr(&o));
+            let out = stdout(&o);
+            assert_eq!(nodes_searched(&out), 4085603);
+            assert_eq!(divide_lines(&out), divide_lines(&plain));
+        }
+    }
+    // A suite with a table.
+    let suite = concat!(env!("CARGO_MANIFEST_DIR"), "/perft/random-960-xfen.epd");
+    let o = guoxiang(&[
+        "perft",
+        "--suite",
+        suite,
+        "--max-count",
+        "1000000",
+        "--hash",
+        "4",
+        "--threads",
+        "2",
+    ]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}\n{}", stderr(&o));
+    assert!(out.contains("mismatches 0"), "{out}");
+    assert!(!out.contains("MISMATCH"), "{out}");
+}
+
+#[test]
 fn perft_fen_given_as_separate_words() {
     let words: Vec<&str> = KIWIPETE.split(' ').collect();
     let mut args = vec!["perft", "1"];
@@ -216,6 +249,10 @@ fn perft_bad_arguments_fail_cleanly() {
     assert_clean_failure(&["perft", "2", "--threads", "0"]);
     assert_clean_failure(&["perft", "2", "--threads", "many"]);
     assert_clean_failure(&["perft", "2", "--bogus"]);
+    assert_clean_failure(&["perft", "2", "--hash"]);
+    assert_clean_failure(&["perft", "2", "--hash", "-1"]);
+    assert_clean_failure(&["perft", "2", "--hash", "lots"]);
+    assert_clean_failure(&["perft", "2", "--hash", "2000000"]);
     assert_clean_failure(&["perft", "--suite"]);
     assert_clean_failure(&["perft", "--max-depth", "x", "--suite", "perft/standard.epd"]);
 }

@@ -6,8 +6,11 @@
 
 use guoxiang::board::movegen::legal_moves;
 use guoxiang::board::position::START_FEN;
-use guoxiang::perft::{divide, parse_suite, perft, run_suite, SuiteEntry, SuiteOptions};
+use guoxiang::perft::{
+    divide, parse_suite, perft, perft_hashed, run_suite, PerftTable, SuiteEntry, SuiteOptions,
+};
 use guoxiang::Position;
+use std::sync::Arc;
 
 const STANDARD: &str = include_str!("../perft/standard.epd");
 const RANDOM: &str = include_str!("../perft/random.epd");
@@ -34,12 +37,25 @@ fn expected_checks(entries: &[SuiteEntry], max_count: u64) -> usize {
 /// Runs a whole suite and insists on zero mismatches, zero rejected FENs and
 /// every check under the cap actually made (at least `min_checks`).
 fn run(text: &str, chess960: bool, max_count: u64, positions: usize, min_checks: usize) {
+    run_with(text, chess960, max_count, positions, min_checks, None);
+}
+
+/// `run`, with a table of counts shared by the threads and positions if given.
+fn run_with(
+    text: &str,
+    chess960: bool,
+    max_count: u64,
+    positions: usize,
+    min_checks: usize,
+    table: Option<Arc<PerftTable>>,
+) {
     let entries = parse_suite(text).expect("suite parses");
     assert_eq!(entries.len(), positions);
     let opts = SuiteOptions {
         max_count,
         threads: 2,
         chess960,
+        table,
         ..SuiteOptions::default()
     };
     let mut log = Vec::new();
@@ -132,6 +148,82 @@ fn x_fen_suite_reads_the_same_in_both_modes() {
 }
 
 #[test]
+fn suites_with_a_table_of_counts() {
+    // One small table for all three suites, both threads and every
+    // position, so entries are replaced and positions of different suites
+    // (Chess960 among them) meet in it.
+    let table = Arc::new(PerftTable::new(1).unwrap());
+    run_with(
+        STANDARD,
+        false,
+        cap(20_000_000, 200_000),
+        7,
+        cap(33, 23) as usize,
+        Some(Arc::clone(&table)),
+    );
+    run_with(
+        RANDOM,
+        false,
+        cap(2_000_000, 50_000),
+        400,
+        cap(1600, 1200) as usize,
+        Some(Arc::clone(&table)),
+    );
+    run_with(
+        RANDOM_960_XFEN,
+        true,
+        cap(2_000_000, 50_000),
+        150,
+        cap(600, 450) as usize,
+        Some(table),
+    );
+}
+
+#[test]
+fn hashed_perft_equals_plain_perft() {
+    // Each depth on its own with a fresh table, then every depth again in
+    // one shared table (entries of other depths of the same positions are
+    // there to be mistaken for the asked one), with divide on two threads.
+    let positions = [
+        (START_FEN, 5),
+        (KIWIPETE, 4),
+        ("8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", 6),
+        (
+            "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+            4,
+        ),
+        (
+            "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+            4,
+        ),
+        (
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+            4,
+        ),
+        // En passant possible only for some move orders.
+        ("4k3/8/8/8/3p4/8/4P3/4K3 w - - 0 1", 6),
+    ];
+    let shared = PerftTable::new(1).unwrap();
+    for (fen, max_depth) in positions {
+        let pos = Position::from_fen(fen, fen.contains("HF")).unwrap();
+        // Debug builds, about 30x slower, stop a ply earlier.
+        let max_depth = max_depth - u32::from(cfg!(debug_assertions));
+        for depth in (0..=max_depth).rev() {
+            let plain = perft(&pos, depth);
+            let fresh = PerftTable::new(1).unwrap();
+            assert_eq!(perft_hashed(&pos, depth, &fresh), plain, "{fen} {depth}");
+            assert_eq!(perft_hashed(&pos, depth, &shared), plain, "{fen} {depth}");
+            // Again, now from the entries just stored.
+            assert_eq!(perft_hashed(&pos, depth, &shared), plain, "{fen} {depth}");
+            if depth > 0 {
+                let parts = divide(&pos, depth, 2, Some(&shared));
+                assert_eq!(parts, divide(&pos, depth, 1, None), "{fen} {depth}");
+            }
+        }
+    }
+}
+
+#[test]
 fn divide_sums_to_perft() {
     for (fen, depth) in [
         (START_FEN, 4),
@@ -149,7 +241,7 @@ fn divide_sums_to_perft() {
         let pos = Position::from_fen(fen, fen.contains("HF")).unwrap();
         let total = perft(&pos, depth);
         for threads in [1, 3] {
-            let parts = divide(&pos, depth, threads);
+            let parts = divide(&pos, depth, threads, None);
             // One entry per legal move, in generation order.
             let moves: Vec<_> = legal_moves(&pos).into_iter().collect();
             assert_eq!(parts.iter().map(|p| p.0).collect::<Vec<_>>(), moves);
@@ -163,10 +255,10 @@ fn divide_sums_to_perft() {
     }
     // Depth 1: every root move counts once.
     let pos = Position::startpos();
-    let parts = divide(&pos, 1, 2);
+    let parts = divide(&pos, 1, 2, None);
     assert_eq!(parts.len(), 20);
     assert!(parts.iter().all(|p| p.1 == 1));
-    assert!(divide(&pos, 0, 1).is_empty());
+    assert!(divide(&pos, 0, 1, None).is_empty());
     assert_eq!(perft(&pos, 0), 1);
 }
 

@@ -1212,6 +1212,39 @@ fn go_perft_divides_the_start_position() {
     assert_eq!(zero, vec!["".to_string(), "Nodes searched: 1".to_string()]);
 }
 
+#[test]
+fn go_perft_uses_the_hash_and_threads_options() {
+    // The table of counts takes the Hash option's size; the counts stay
+    // exact with a table too small for the tree, on several threads, and in
+    // Chess960 (where the same pieces and rights can castle differently).
+    let mut e = engine();
+    let mut totals = Vec::new();
+    for (hash, threads) in [("1", "1"), ("1", "2"), ("32", "2")] {
+        e.send(&format!("setoption name Hash value {hash}"));
+        e.send(&format!("setoption name Threads value {threads}"));
+        e.send(KIWIPETE);
+        e.send("go perft 4");
+        let lines = e.wait_for("perft total", |l| l.starts_with("Nodes searched"));
+        assert_eq!(
+            lines.last().map(String::as_str),
+            Some("Nodes searched: 4085603")
+        );
+        e.sync_no_bestmove("after perft");
+        e.send("setoption name UCI_Chess960 value true");
+        e.send(C960);
+        e.send("go perft 4");
+        let lines = e.wait_for("960 perft total", |l| l.starts_with("Nodes searched"));
+        totals.push(lines.last().cloned());
+        e.sync_no_bestmove("after perft");
+        e.send("setoption name UCI_Chess960 value false");
+    }
+    let pos = replay(C960, true);
+    let expected = guoxiang::perft::perft(&pos, 4);
+    for t in totals {
+        assert_eq!(t, Some(format!("Nodes searched: {expected}")));
+    }
+}
+
 // ----- more protocol corners -----
 
 #[test]

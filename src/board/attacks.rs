@@ -156,6 +156,19 @@ static KING: [u64; 64] = leaper_table(&KING_DELTAS);
 static PAWN: [[u64; 64]; 2] = [pawn_table(Color::White), pawn_table(Color::Black)];
 static LINES: ([[u64; 64]; 64], [[u64; 64]; 64]) = line_tables();
 
+const fn empty_board_table(dirs: &[(i8, i8); 4]) -> [u64; 64] {
+    let mut table = [0u64; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        table[sq] = slow_slider_attacks(sq, 0, dirs);
+        sq += 1;
+    }
+    table
+}
+
+static ROOK_RAYS: [u64; 64] = empty_board_table(&ROOK_DIRS);
+static BISHOP_RAYS: [u64; 64] = empty_board_table(&BISHOP_DIRS);
+
 /// Relevant-occupancy mask of a slider: its rays without the board edge at their end.
 const fn relevant_mask(sq: usize, dirs: &[(i8, i8); 4]) -> u64 {
     let mut mask = 0u64;
@@ -387,6 +400,19 @@ pub fn king_attacks(sq: Square) -> Bitboard {
     Bitboard(KING[sq.index()])
 }
 
+/// A rook's attacks from `sq` on an empty board: a cheap test of whether a
+/// rook there could reach a square at all, before the magic lookup.
+#[inline(always)]
+pub fn rook_rays(sq: Square) -> Bitboard {
+    Bitboard(ROOK_RAYS[sq.index()])
+}
+
+/// A bishop's attacks from `sq` on an empty board (see [`rook_rays`]).
+#[inline(always)]
+pub fn bishop_rays(sq: Square) -> Bitboard {
+    Bitboard(BISHOP_RAYS[sq.index()])
+}
+
 /// Squares a pawn of `color` on `sq` attacks.
 #[inline(always)]
 pub fn pawn_attacks(color: Color, sq: Square) -> Bitboard {
@@ -451,5 +477,10 @@ mod tests {
         );
         assert_eq!(line(Square::A1, Square::C1), Bitboard::RANK_1);
         assert!(between(Square::A1, Square::new(17)).is_empty());
+        for sq in Square::all() {
+            assert_eq!(rook_rays(sq), rook_attacks(sq, Bitboard::EMPTY));
+            assert_eq!(bishop_rays(sq), bishop_attacks(sq, Bitboard::EMPTY));
+            assert_eq!(rook_rays(sq).count(), 14);
+        }
     }
 }

@@ -6,13 +6,15 @@
 //! knows nothing of search.
 //!
 //! Legality comes from check and pin masks computed in `Position`
-//! (`checkers`, `pinned`): king moves are tested against the attacks with the
-//! king lifted off the board, pinned pieces move only along their pin line,
-//! en passant is tested by playing it out on the occupancy, and castling tests
-//! every square the king crosses.
+//! (`checkers`, `pinned`): king moves and castling are tested against the
+//! attacks with the king lifted off the board (gathered once, from the
+//! enemy pieces that can reach the king's squares at all), pinned pieces move
+//! only along their pin line, and en passant is tested by playing it out on
+//! the occupancy.
 
 use crate::board::attacks::{
-    between, bishop_attacks, king_attacks, knight_attacks, line, pawn_attacks, rook_attacks,
+    between, bishop_attacks, bishop_rays, king_attacks, knight_attacks, line, pawn_attacks,
+    rook_attacks, rook_rays,
 };
 use crate::board::bitboard::Bitboard;
 use crate::board::moves::{Move, MoveKind, MoveList};
@@ -170,7 +172,17 @@ fn shift_capture(bb: Bitboard, color: Color, west: bool) -> Bitboard {
 
 #[inline(always)]
 fn generate<S: MoveSink, const MODE: u8>(pos: &Position, sink: &mut S) {
-    let us = pos.side_to_move();
+    // One copy of the generator per side, so that pawn directions, ranks
+    // and piece-set indices are constants.
+    match pos.side_to_move() {
+        Color::White => generate_side::<S, MODE, true>(pos, sink),
+        Color::Black => generate_side::<S, MODE, false>(pos, sink),
+    }
+}
+
+#[inline(always)]
+fn generate_side<S: MoveSink, const MODE: u8, const WHITE: bool>(pos: &Position, sink: &mut S) {
+    let us = if WHITE { Color::White } else { Color::Black };
     let them = !us;
     let our = pos.colored(us);
     let their = pos.colored(them);
@@ -186,19 +198,38 @@ fn generate<S: MoveSink, const MODE: u8>(pos: &Position, sink: &mut S) {
         _ => empty,
     };
 
-    // King moves: the destination must not be attacked once the king has
-    // left. Leaper attacks are excluded in bulk, sliders square by square.
-    let king_targets = king_attacks(ksq) & mode_mask & !leaper_attacks(pos, them);
-    if king_targets.nonempty() {
-        let occ_without_king = occ ^ Bitboard::from_square(ksq);
+    // King moves and castling: no square the king lands on or crosses may be
+    // attacked once the king has left. Leaper attacks are excluded in bulk;
+    // for sliders, the attacks of those whose lines reach one of these
+    // squares at all are gathered once and serve both.
+    let leapers = leaper_attacks(pos, them);
+    let mut king_targets = king_attacks(ksq) & mode_mask & !leapers;
+    let mut castles = [None; 2];
+    let mut zone = king_targets;
+    if MODE != NOISY && checkers.is_empty() && pos.castling_rights() != 0 {
+        for (slot, king_side) in castles.iter_mut().zip([true, false]) {
+            if let Some(rook) = pos.castling_rook(castling_index(us, king_side)) {
+                if let Some(path) = castling_path(us, ksq, rook, king_side, occ) {
+                    if (path & leapers).is_empty() {
+                        *slot = Some((rook, path));
+                        zone |= path;
+                    }
+                }
+            }
+        }
+    }
+    if zone.nonempty() {
         let their_rq = (pos.pieces(PieceKind::Rook) | pos.pieces(PieceKind::Queen)) & their;
         let their_bq = (pos.pieces(PieceKind::Bishop) | pos.pieces(PieceKind::Queen)) & their;
-        for to in king_targets {
-            if (rook_attacks(to, occ_without_king) & their_rq).is_empty()
-                && (bishop_attacks(to, occ_without_king) & their_bq).is_empty()
-            {
-                sink.add(Move::normal(ksq, to));
+        let seen = slider_attacks_on(zone, their_rq, their_bq, occ ^ Bitboard::from_square(ksq));
+        king_targets &= !seen;
+        for slot in &mut castles {
+            if slot.is_some_and(|(_, path)| (path & seen).nonempty()) {
+                *slot = None;
             }
+        }
+        for to in king_targets {
+            sink.add(Move::normal(ksq, to));
         }
     }
     if checkers.more_than_one() {
@@ -212,23 +243,11 @@ fn generate<S: MoveSink, const MODE: u8>(pos: &Position, sink: &mut S) {
     };
     let targets = check_mask & mode_mask;
 
-    for from in pos.pieces_of(us, PieceKind::Knight) & !pinned {
-        sink.add_targets(from, knight_attacks(from) & targets);
-    }
-    let queens = pos.pieces(PieceKind::Queen);
-    for from in (pos.pieces(PieceKind::Bishop) | queens) & our {
-        let mut t = bishop_attacks(from, occ) & targets;
-        if pinned.contains(from) {
-            t &= line(ksq, from);
-        }
-        sink.add_targets(from, t);
-    }
-    for from in (pos.pieces(PieceKind::Rook) | queens) & our {
-        let mut t = rook_attacks(from, occ) & targets;
-        if pinned.contains(from) {
-            t &= line(ksq, from);
-        }
-        sink.add_targets(from, t);
+    // Most positions have no pinned piece: then the sliders need no pin test.
+    if pinned.is_empty() {
+        piece_moves::<S, false>(pos, sink, our, occ, targets, ksq, pinned);
+    } else {
+        piece_moves::<S, true>(pos, sink, our, occ, targets, ksq, pinned);
     }
 
     generate_pawns::<S, MODE>(pos, sink, us, their, empty, check_mask, ksq, pinned);
@@ -243,14 +262,63 @@ fn generate<S: MoveSink, const MODE: u8>(pos: &Position, sink: &mut S) {
         }
     }
 
-    if MODE != NOISY && checkers.is_empty() && pos.castling_rights() != 0 {
-        for king_side in [true, false] {
-            if let Some(rook) = pos.castling_rook(castling_index(us, king_side)) {
-                if castling_allowed(pos, us, ksq, rook, king_side, occ) {
-                    sink.add(Move::castling(ksq, rook));
-                }
-            }
+    for (rook, _) in castles.into_iter().flatten() {
+        // A rook off the corner may shield a square of the king's path
+        // along the back rank, which the attacks above were computed with
+        // it in place: such castling is checked with both pieces lifted.
+        if matches!(rook.file(), 0 | 7) || castling_safe(pos, us, ksq, rook) {
+            sink.add(Move::castling(ksq, rook));
         }
+    }
+}
+
+/// The attacks of the sliders among `rq` (rook-like) and `bq` (bishop-like)
+/// that could reach a square of `zone` on an empty board, with occupancy `occ`.
+#[inline(always)]
+fn slider_attacks_on(zone: Bitboard, rq: Bitboard, bq: Bitboard, occ: Bitboard) -> Bitboard {
+    let mut seen = Bitboard::EMPTY;
+    for from in rq {
+        if (rook_rays(from) & zone).nonempty() {
+            seen |= rook_attacks(from, occ);
+        }
+    }
+    for from in bq {
+        if (bishop_rays(from) & zone).nonempty() {
+            seen |= bishop_attacks(from, occ);
+        }
+    }
+    seen
+}
+
+/// Knight, bishop, rook and queen moves to `targets`; pinned pieces (only if
+/// `PINS`) along their pin line.
+#[inline(always)]
+fn piece_moves<S: MoveSink, const PINS: bool>(
+    pos: &Position,
+    sink: &mut S,
+    our: Bitboard,
+    occ: Bitboard,
+    targets: Bitboard,
+    ksq: Square,
+    pinned: Bitboard,
+) {
+    for from in pos.pieces(PieceKind::Knight) & our & !pinned {
+        sink.add_targets(from, knight_attacks(from) & targets);
+    }
+    let queens = pos.pieces(PieceKind::Queen);
+    for from in (pos.pieces(PieceKind::Bishop) | queens) & our {
+        let mut t = bishop_attacks(from, occ) & targets;
+        if PINS && pinned.contains(from) {
+            t &= line(ksq, from);
+        }
+        sink.add_targets(from, t);
+    }
+    for from in (pos.pieces(PieceKind::Rook) | queens) & our {
+        let mut t = rook_attacks(from, occ) & targets;
+        if PINS && pinned.contains(from) {
+            t &= line(ksq, from);
+        }
+        sink.add_targets(from, t);
     }
 }
 
@@ -346,20 +414,18 @@ fn generate_pawns<S: MoveSink, const MODE: u8>(
     }
 }
 
-/// Castling conditions (standard and Chess960): every square between king
-/// and its destination and between rook and its destination is empty except
-/// for those two pieces, and no square the king stands on, crosses or lands on
-/// is attacked. Attacks are computed with king and rook lifted, which also
-/// catches a Chess960 rook that was shielding the king's destination.
+/// The squares the king crosses and lands on when castling with `rook`
+/// (standard and Chess960), if every square between king and its
+/// destination and between rook and its destination is empty except for
+/// those two pieces; `None` if castling is blocked.
 #[inline(always)]
-fn castling_allowed(
-    pos: &Position,
+fn castling_path(
     us: Color,
     ksq: Square,
     rook: Square,
     king_side: bool,
     occ: Bitboard,
-) -> bool {
+) -> Option<Bitboard> {
     let rank = us.back_rank();
     let king_to = Square::from_file_rank(if king_side { 6 } else { 2 }, rank);
     let rook_to = Square::from_file_rank(if king_side { 5 } else { 3 }, rank);
@@ -367,14 +433,21 @@ fn castling_allowed(
     let king_path = between(ksq, king_to) | Bitboard::from_square(king_to);
     let must_be_empty =
         (king_path | between(rook, rook_to) | Bitboard::from_square(rook_to)) & !movers;
-    if (must_be_empty & occ).nonempty() {
-        return false;
-    }
-    let occ_lifted = occ ^ movers;
-    let them = !us;
+    (must_be_empty & occ).is_empty().then_some(king_path)
+}
+
+/// Whether no square the king crosses or lands on when castling with `rook`
+/// is attacked, with king and rook lifted: exact where the castling rook
+/// stands between an enemy slider and the king's path (Chess960).
+#[cold]
+fn castling_safe(pos: &Position, us: Color, ksq: Square, rook: Square) -> bool {
+    let king_side = rook.file() > ksq.file();
+    let king_to = Square::from_file_rank(if king_side { 6 } else { 2 }, us.back_rank());
+    let king_path = between(ksq, king_to) | Bitboard::from_square(king_to);
+    let occ_lifted = pos.occupied() ^ Bitboard::from_square(ksq) ^ Bitboard::from_square(rook);
     !king_path
         .into_iter()
-        .any(|sq| pos.is_attacked(sq, them, occ_lifted))
+        .any(|sq| pos.is_attacked(sq, !us, occ_lifted))
 }
 
 /// Appends the moves of `kind` to `list`.

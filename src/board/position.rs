@@ -3,8 +3,8 @@
 //! validation; copy-make; draw rules.
 
 use crate::board::attacks::{
-    between, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, queen_attacks,
-    rook_attacks,
+    between, bishop_attacks, bishop_rays, king_attacks, knight_attacks, pawn_attacks,
+    queen_attacks, rook_attacks, rook_rays,
 };
 use crate::board::bitboard::Bitboard;
 use crate::board::moves::{Move, MoveKind};
@@ -54,6 +54,9 @@ pub struct Position {
     castling: u8,
     /// The original rook square of each castling right.
     castle_rook: [Square; 4],
+    /// The squares whose pieces hold castling rights (those rooks and their
+    /// kings): a move touching none of them keeps every right.
+    castling_squares: Bitboard,
     /// Set only when an en-passant capture is actually legal.
     ep: Option<Square>,
     halfmove: u16,
@@ -81,6 +84,7 @@ impl Position {
             side: Color::White,
             castling: 0,
             castle_rook: NO_CASTLE_ROOK,
+            castling_squares: Bitboard::EMPTY,
             ep: None,
             halfmove: 0,
             fullmove: 1,
@@ -194,6 +198,19 @@ impl Position {
         self.chess960 = on || self.needs_chess960();
     }
 
+    /// The rooks of the castling rights held and the kings they belong to.
+    fn compute_castling_squares(&self) -> Bitboard {
+        let mut squares = Bitboard::EMPTY;
+        for (i, &rook) in self.castle_rook.iter().enumerate() {
+            if self.castling & (1 << i) != 0 {
+                let color = if i < 2 { Color::White } else { Color::Black };
+                squares |=
+                    Bitboard::from_square(rook) | Bitboard::from_square(self.king_square(color));
+            }
+        }
+        squares
+    }
+
     /// Castling rights that standard notation cannot express.
     fn needs_chess960(&self) -> bool {
         (0..4).any(|i| {
@@ -263,30 +280,42 @@ impl Position {
 
     #[inline(always)]
     fn put(&mut self, piece: Piece, sq: Square) {
+        self.put_bb::<true>(piece, sq);
+    }
+
+    /// `put`; without `FULL` only the bitboards (see `make_move_for_count`).
+    #[inline(always)]
+    fn put_bb<const FULL: bool>(&mut self, piece: Piece, sq: Square) {
         let bb = Bitboard::from_square(sq);
         self.by_kind[piece.kind().index()] |= bb;
         self.by_color[piece.color().index()] |= bb;
-        self.board[sq.index()] = Some(piece);
-        self.key ^= zobrist::piece(piece, sq);
+        if FULL {
+            self.board[sq.index()] = Some(piece);
+            self.key ^= zobrist::piece(piece, sq);
+        }
     }
 
     #[inline(always)]
-    fn remove(&mut self, piece: Piece, sq: Square) {
+    fn remove_bb<const FULL: bool>(&mut self, piece: Piece, sq: Square) {
         let bb = Bitboard::from_square(sq);
         self.by_kind[piece.kind().index()] ^= bb;
         self.by_color[piece.color().index()] ^= bb;
-        self.board[sq.index()] = None;
-        self.key ^= zobrist::piece(piece, sq);
+        if FULL {
+            self.board[sq.index()] = None;
+            self.key ^= zobrist::piece(piece, sq);
+        }
     }
 
     #[inline(always)]
-    fn shift(&mut self, piece: Piece, from: Square, to: Square) {
+    fn shift_bb<const FULL: bool>(&mut self, piece: Piece, from: Square, to: Square) {
         let bb = Bitboard::from_square(from) | Bitboard::from_square(to);
         self.by_kind[piece.kind().index()] ^= bb;
         self.by_color[piece.color().index()] ^= bb;
-        self.board[from.index()] = None;
-        self.board[to.index()] = Some(piece);
-        self.key ^= zobrist::piece(piece, from) ^ zobrist::piece(piece, to);
+        if FULL {
+            self.board[from.index()] = None;
+            self.board[to.index()] = Some(piece);
+            self.key ^= zobrist::piece(piece, from) ^ zobrist::piece(piece, to);
+        }
     }
 
     /// Plays a legal move in place. Use a copy of the position to take it back
@@ -295,7 +324,38 @@ impl Position {
     /// The move must be legal in this position (from the move generator or
     /// checked with `is_legal`).
     pub fn make_move(&mut self, mv: Move) {
-        let us = self.side;
+        self.make_move_inline(mv);
+    }
+
+    /// `make_move`, inlined into the caller so that it is compiled with the
+    /// caller's target features (perft's versions for newer CPUs).
+    #[inline(always)]
+    pub(crate) fn make_move_inline(&mut self, mv: Move) {
+        self.make_move_impl::<true>(mv);
+    }
+
+    /// `make_move` for a position whose legal moves will only be counted
+    /// (perft's last ply but one): the bitboards, side, castling rights, en
+    /// passant, checkers and pins are updated, but not the square-by-square
+    /// board, the key or the clocks. Such a position must not be used for
+    /// anything but move generation.
+    #[inline(always)]
+    pub(crate) fn make_move_for_count(&mut self, mv: Move) {
+        self.make_move_impl::<false>(mv);
+    }
+
+    #[inline(always)]
+    fn make_move_impl<const FULL: bool>(&mut self, mv: Move) {
+        match self.side {
+            Color::White => self.make_move_side::<FULL, true>(mv),
+            Color::Black => self.make_move_side::<FULL, false>(mv),
+        }
+    }
+
+    /// `make_move_impl` for a side to move known at compile time.
+    #[inline(always)]
+    fn make_move_side<const FULL: bool, const WHITE: bool>(&mut self, mv: Move) {
+        let us = if WHITE { Color::White } else { Color::Black };
         let them = !us;
         let from = mv.from();
         let to = mv.to();
@@ -305,11 +365,15 @@ impl Position {
         };
 
         if let Some(ep) = self.ep.take() {
-            self.key ^= zobrist::en_passant(ep.file());
+            if FULL {
+                self.key ^= zobrist::en_passant(ep.file());
+            }
         }
-        self.halfmove += 1;
-        if us == Color::Black {
-            self.fullmove = self.fullmove.saturating_add(1);
+        if FULL {
+            self.halfmove += 1;
+            if us == Color::Black {
+                self.fullmove = self.fullmove.saturating_add(1);
+            }
         }
         let mut double_push = false;
 
@@ -320,39 +384,40 @@ impl Position {
                 let king_to = Square::from_file_rank(if king_side { 6 } else { 2 }, rank);
                 let rook_to = Square::from_file_rank(if king_side { 5 } else { 3 }, rank);
                 let rook = Piece::new(us, PieceKind::Rook);
-                self.remove(piece, from);
-                self.remove(rook, to);
-                self.put(piece, king_to);
-                self.put(rook, rook_to);
+                self.remove_bb::<FULL>(piece, from);
+                self.remove_bb::<FULL>(rook, to);
+                self.put_bb::<FULL>(piece, king_to);
+                self.put_bb::<FULL>(rook, rook_to);
             }
             MoveKind::EnPassant => {
                 let cap_sq = Square::from_file_rank(to.file(), from.rank());
-                self.remove(Piece::new(them, PieceKind::Pawn), cap_sq);
-                self.shift(piece, from, to);
+                self.remove_bb::<FULL>(Piece::new(them, PieceKind::Pawn), cap_sq);
+                self.shift_bb::<FULL>(piece, from, to);
                 self.halfmove = 0;
             }
             kind => {
                 if let Some(captured) = self.piece_on(to) {
-                    self.remove(captured, to);
+                    self.remove_bb::<FULL>(captured, to);
                     self.halfmove = 0;
                 }
                 if piece.kind() == PieceKind::Pawn {
                     self.halfmove = 0;
                     if kind == MoveKind::Promotion {
-                        self.remove(piece, from);
+                        self.remove_bb::<FULL>(piece, from);
                         let promo = mv.promotion_piece().unwrap_or(PieceKind::Queen);
-                        self.put(Piece::new(us, promo), to);
+                        self.put_bb::<FULL>(Piece::new(us, promo), to);
                     } else {
-                        self.shift(piece, from, to);
+                        self.shift_bb::<FULL>(piece, from, to);
                         double_push = from.index().abs_diff(to.index()) == 16;
                     }
                 } else {
-                    self.shift(piece, from, to);
+                    self.shift_bb::<FULL>(piece, from, to);
                 }
             }
         }
 
-        if self.castling != 0 {
+        let touched = Bitboard::from_square(from) | Bitboard::from_square(to);
+        if (self.castling_squares & touched).nonempty() {
             let mut lost = 0u8;
             if piece.kind() == PieceKind::King {
                 lost |= 3 << (us.index() * 2);
@@ -365,26 +430,33 @@ impl Position {
             }
             let lost = lost & self.castling;
             if lost != 0 {
-                self.key ^=
-                    zobrist::castling(self.castling) ^ zobrist::castling(self.castling & !lost);
+                if FULL {
+                    self.key ^=
+                        zobrist::castling(self.castling) ^ zobrist::castling(self.castling & !lost);
+                }
                 self.castling &= !lost;
                 for (i, rook) in self.castle_rook.iter_mut().enumerate() {
                     if lost & (1 << i) != 0 {
                         *rook = NO_CASTLE_ROOK[i];
                     }
                 }
+                self.castling_squares = self.compute_castling_squares();
             }
         }
 
         self.side = them;
-        self.key ^= zobrist::side(Color::Black);
+        if FULL {
+            self.key ^= zobrist::side(Color::Black);
+        }
         self.update_check_info();
 
         if double_push {
             let ep_sq = Square::from_file_rank(from.file(), (from.rank() + to.rank()) / 2);
             if self.ep_capture_possible(ep_sq) {
                 self.ep = Some(ep_sq);
-                self.key ^= zobrist::en_passant(ep_sq.file());
+                if FULL {
+                    self.key ^= zobrist::en_passant(ep_sq.file());
+                }
             }
         }
     }
@@ -400,10 +472,11 @@ impl Position {
         self.update_check_info();
     }
 
-    /// Recomputes checkers and pins for the side to move. Sliders are found
-    /// once, looking through everything but the enemy's own pieces: with
-    /// nothing between they give check, with one piece of ours between they
-    /// pin it.
+    /// Recomputes checkers and pins for the side to move. The enemy sliders
+    /// on a line with the king are found from empty-board rays (no magic
+    /// lookup): with nothing between they give check, with one piece of ours
+    /// between they pin it.
+    #[inline(always)]
     fn update_check_info(&mut self) {
         let us = self.side;
         let them = !us;
@@ -412,8 +485,7 @@ impl Position {
         let their = self.colored(them);
         let their_rq = (self.pieces(PieceKind::Rook) | self.pieces(PieceKind::Queen)) & their;
         let their_bq = (self.pieces(PieceKind::Bishop) | self.pieces(PieceKind::Queen)) & their;
-        let snipers =
-            (rook_attacks(ksq, their) & their_rq) | (bishop_attacks(ksq, their) & their_bq);
+        let snipers = (rook_rays(ksq) & their_rq) | (bishop_rays(ksq) & their_bq);
         let mut checkers = (knight_attacks(ksq) & self.pieces(PieceKind::Knight)
             | pawn_attacks(us, ksq) & self.pieces(PieceKind::Pawn))
             & their;
@@ -612,6 +684,7 @@ impl Position {
         }
 
         pos.parse_castling(fields[2])?;
+        pos.castling_squares = pos.compute_castling_squares();
         pos.chess960 = chess960 || pos.needs_chess960();
         pos.key ^= zobrist::castling(pos.castling);
 

@@ -388,8 +388,9 @@ fn populate_write(entries: &[Entry]) -> bool {
 /// Asks Linux to back the table's (still untouched) memory with 2 MB pages.
 /// Probes land anywhere in the table, so with 4 KB pages nearly every probe
 /// also misses the TLB; huge pages make that page walk rare. Only advice:
-/// where transparent huge pages are off it changes nothing.
-fn advise_huge_pages(entries: &[Entry]) {
+/// where transparent huge pages are off it changes nothing. (The perft
+/// table uses it too, on its reserved, not yet written capacity.)
+pub(crate) fn advise_huge_pages<T>(entries: &[T]) {
     #[cfg(target_os = "linux")]
     {
         extern "C" {
@@ -418,7 +419,7 @@ fn advise_huge_pages(entries: &[Entry]) {
 }
 
 /// Memory the system can still hand out (Linux `MemAvailable`), if known.
-fn available_memory_mb() -> Option<usize> {
+pub(crate) fn available_memory_mb() -> Option<usize> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
