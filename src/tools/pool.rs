@@ -442,7 +442,7 @@ pub fn command(args: PoolArgs) -> Result<(), String> {
         }
         let meta = ChunkMeta {
             seed,
-            command: format!("{} (text), then `guoxiang pool --import`", args.made_by),
+            command: format!("{} (text), then guoxiang pool --import", args.made_by),
             games: 0,
             plies: games.len() as u64,
             positions: games.len() as u64,
@@ -460,9 +460,9 @@ pub fn command(args: PoolArgs) -> Result<(), String> {
     }
     let chunks = list_chunks(&dir)?;
     println!(
-        "| chunk | seed | network md5 | command | games | positions | nodes a move | positions/s |"
+        "| chunk | seed | engine | network md5 | command | games | positions | nodes a move | positions/s |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     let (mut games, mut positions, mut bytes) = (0u64, 0u64, 0u64);
     for chunk in &chunks {
         let name = chunk
