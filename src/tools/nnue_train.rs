@@ -49,7 +49,7 @@ use crate::board::types::Color;
 use crate::eval::network::{feature, Network, HIDDEN, INPUTS, MAX_OUTPUT_WEIGHT, QA, QB, SCALE};
 use crate::tools::datagen::{format_of, DataFormat};
 use crate::tools::pool::{
-    list_chunks, read_games, visit_training_positions, FilterStats, PositionFilter,
+    games_from_text, list_chunks, read_games, visit_training_positions, FilterStats, PositionFilter,
 };
 use std::process::ExitCode;
 use std::time::Instant;
@@ -519,24 +519,11 @@ pub fn train(
 /// Parses `FEN | result | score` lines into samples, each score multiplied
 /// by `score_scale` and rounded; counts the lines it could not use.
 pub fn parse_samples(text: &str, score_scale: f64) -> (Vec<Sample>, usize) {
-    let mut samples = Vec::new();
-    let mut bad = 0;
-    for line in text.lines() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let fields: Vec<&str> = line.split('|').map(str::trim).collect();
-        let parsed = match fields[..] {
-            [fen, result, score] => Position::from_fen(fen, false).ok().and_then(|pos| {
-                let result: f32 = result.parse().ok()?;
-                let score: f64 = score.parse().ok()?;
-                let score = (score * score_scale).round() as f32;
-                Sample::new(&pos, result, score)
-            }),
-            _ => None,
-        };
-        match parsed {
+    let (positions, mut bad) = games_from_text(text);
+    let mut samples = Vec::with_capacity(positions.len());
+    for p in &positions {
+        let score = (f64::from(p.start_score) * score_scale).round() as f32;
+        match Sample::new(&p.start, p.wdl.white_result(), score) {
             Some(s) => samples.push(s),
             None => bad += 1,
         }
