@@ -351,71 +351,52 @@ fn touch_pages(entries: &[Entry], stop: &AtomicBool) {
 }
 
 /// Linux: faults the whole pages inside `entries` in, writable, without
-/// changing them (`MADV_POPULATE_WRITE`); false where that is not done.
+/// changing them (`MADV_POPULATE_WRITE`); false where that is not done (a
+/// kernel before 5.14, another system), which sends the caller to the
+/// portable way.
 fn populate_write(entries: &[Entry]) -> bool {
+    const MADV_POPULATE_WRITE: i32 = 23;
+    advise_pages(entries, MADV_POPULATE_WRITE)
+}
+
+/// Asks Linux to back the table's (still untouched) memory with 2 MB pages.
+/// Probes land anywhere in the table, so with 4 KB pages nearly every probe
+/// also misses the TLB; huge pages make that page walk rare. Only advice:
+/// where transparent huge pages are off it changes nothing, so a failure is
+/// ignored. (The perft table uses it too, on its reserved, not yet written
+/// capacity.)
+pub(crate) fn advise_huge_pages<T>(entries: &[T]) {
+    const MADV_HUGEPAGE: i32 = 14;
+    let _ = advise_pages(entries, MADV_HUGEPAGE);
+}
+
+/// `madvise(advice)` on the whole pages inside `entries`; true if Linux
+/// took it. Only advices that never change the memory's contents are
+/// passed here.
+fn advise_pages<T>(entries: &[T], advice: i32) -> bool {
     #[cfg(target_os = "linux")]
     {
         extern "C" {
             fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
         }
-        const MADV_POPULATE_WRITE: i32 = 23;
         let start = entries.as_ptr() as usize;
         let end = start + std::mem::size_of_val(entries);
         let (first, last) = (start.next_multiple_of(PAGE), end / PAGE * PAGE);
         if first >= last {
             return false;
         }
-        // SAFETY: the range lies inside the table's own allocation (whole
-        // pages only); MADV_POPULATE_WRITE faults pages in as if written
-        // but never changes their contents, so it is safe beside searches
-        // storing into them. An error (a kernel before 5.14) only sends
-        // the caller to the portable way.
-        unsafe {
-            madvise(
-                first as *mut std::ffi::c_void,
-                last - first,
-                MADV_POPULATE_WRITE,
-            ) == 0
-        }
+        // SAFETY: the range is whole pages inside the slice's own
+        // allocation, and the callers' advices (MADV_HUGEPAGE,
+        // MADV_POPULATE_WRITE) change only how and when the kernel backs
+        // those pages, never their contents, so they are safe beside
+        // threads storing into the table.
+        unsafe { madvise(first as *mut std::ffi::c_void, last - first, advice) == 0 }
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = entries;
+        let _ = (entries, advice);
         false
     }
-}
-
-/// Asks Linux to back the table's (still untouched) memory with 2 MB pages.
-/// Probes land anywhere in the table, so with 4 KB pages nearly every probe
-/// also misses the TLB; huge pages make that page walk rare. Only advice:
-/// where transparent huge pages are off it changes nothing. (The perft
-/// table uses it too, on its reserved, not yet written capacity.)
-pub(crate) fn advise_huge_pages<T>(entries: &[T]) {
-    #[cfg(target_os = "linux")]
-    {
-        extern "C" {
-            fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
-        }
-        const MADV_HUGEPAGE: i32 = 14;
-        let start = entries.as_ptr() as usize;
-        let end = start + std::mem::size_of_val(entries);
-        let first_page = start.next_multiple_of(PAGE);
-        if first_page < end {
-            // SAFETY: the range lies inside the table's own allocation, and
-            // MADV_HUGEPAGE only changes how the kernel backs those pages,
-            // never their contents; a failure (an old kernel, THP off) is
-            // harmless, so its result is ignored.
-            unsafe {
-                madvise(
-                    first_page as *mut std::ffi::c_void,
-                    end - first_page,
-                    MADV_HUGEPAGE,
-                );
-            }
-        }
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = entries;
 }
 
 /// Memory the system can still hand out (Linux `MemAvailable`), if known.

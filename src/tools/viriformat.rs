@@ -31,6 +31,7 @@ use crate::board::movegen::legal_moves;
 use crate::board::moves::{Move, MoveKind};
 use crate::board::position::Position;
 use crate::board::types::{Color, Piece, PieceKind, Square};
+use crate::tools::selfplay::Outcome;
 
 /// Bytes of a packed board.
 pub const BOARD_BYTES: usize = 32;
@@ -53,12 +54,10 @@ impl Wdl {
 
     /// From a result of 1.0, 0.5 or 0.0 (White's point of view).
     pub fn from_white_result(result: f64) -> Wdl {
-        if result > 0.75 {
-            Wdl::WHITE_WINS
-        } else if result < 0.25 {
-            Wdl::BLACK_WINS
-        } else {
-            Wdl::DRAW
+        match Outcome::of(result) {
+            Outcome::Win => Wdl::WHITE_WINS,
+            Outcome::Draw => Wdl::DRAW,
+            Outcome::Loss => Wdl::BLACK_WINS,
         }
     }
 
