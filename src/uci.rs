@@ -281,7 +281,12 @@ impl Engine {
         match tokens.as_slice() {
             [] => {}
             ["uci", ..] => self.cmd_uci(),
-            ["isready", ..] => self.out.line("readyok"),
+            ["isready", ..] => {
+                // A new large table's pages are faulted in for a moment
+                // more, so that the first search does not pay for them.
+                self.tt.wait_touched(crate::search::tt::READY_WAIT);
+                self.out.line("readyok");
+            }
             ["ucinewgame", ..] => {
                 self.finish_search();
                 self.clear_hash();

@@ -10,6 +10,7 @@
 use crate::board::moves::Move;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// How a stored score relates to the true score.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,14 +69,26 @@ pub struct TranspositionTable {
     entries: Box<[Entry]>,
     /// Bumped each search so entries from old searches are replaced first.
     age: std::sync::atomic::AtomicU8,
-    /// The thread faulting a large table's pages in behind the engine's
+    /// The threads faulting a large table's pages in behind the engine's
     /// back; stopped and joined before the entries are freed.
     toucher: Option<Toucher>,
+    /// Set by the first search since the memory was allocated: until then
+    /// every entry is still zero, and `reset` has nothing to empty.
+    searched: AtomicBool,
 }
 
+/// The background threads that fault a new table's pages in, each over
+/// its own contiguous part of the table.
 struct Toucher {
     stop: Arc<AtomicBool>,
-    handle: std::thread::JoinHandle<()>,
+    handles: Vec<std::thread::JoinHandle<()>>,
+    started: Instant,
+}
+
+impl Toucher {
+    fn finished(&self) -> bool {
+        self.handles.iter().all(|h| h.is_finished())
+    }
 }
 
 /// Up to this size a new table's pages are faulted in before `new`
@@ -84,6 +97,16 @@ const TOUCH_NOW_MB: usize = 64;
 
 /// Bytes between two touches when faulting pages in: the smallest page.
 const PAGE: usize = 4096;
+
+/// At most this many threads fault a table's pages in. Faulting is mostly
+/// the kernel zeroing memory, which several cores do faster than one.
+const MAX_TOUCH_THREADS: usize = 8;
+
+/// How long after a large table's allocation `isready` may wait for its
+/// pages to be faulted in (`wait_touched`): long enough that a search
+/// started right after `readyok` does not pay for the faults itself,
+/// short enough that `readyok` still comes within a second.
+pub const READY_WAIT: Duration = Duration::from_millis(850);
 
 impl TranspositionTable {
     /// A table of `mb` mebibytes. Returns an error instead of aborting when
@@ -119,6 +142,7 @@ impl TranspositionTable {
             entries,
             age: std::sync::atomic::AtomicU8::new(0),
             toucher: None,
+            searched: AtomicBool::new(false),
         };
         if mb <= TOUCH_NOW_MB {
             touch_pages(&table.entries, &AtomicBool::new(false));
@@ -128,22 +152,52 @@ impl TranspositionTable {
         Ok(table)
     }
 
-    /// Starts the thread that touches every page of the table once. Where
-    /// it cannot start, the search faults the pages in as it goes.
+    /// Starts the threads that touch every page of the table once, one per
+    /// core (at most `MAX_TOUCH_THREADS`), each over its own part. Where
+    /// none can start, the search faults the pages in as it goes.
     fn spawn_toucher(&self) -> Option<Toucher> {
         let stop = Arc::new(AtomicBool::new(false));
-        let (start, len) = (self.entries.as_ptr() as usize, self.entries.len());
-        let flag = Arc::clone(&stop);
-        let handle = std::thread::Builder::new()
-            .name("hash pages".to_string())
-            .spawn(move || {
-                // SAFETY: the entries live until the table is dropped, and
-                // `Drop` stops and joins this thread before they are freed;
-                // entries are atomics, shared with the search threads.
-                let entries = unsafe { std::slice::from_raw_parts(start as *const Entry, len) };
-                touch_pages(entries, &flag);
-            });
-        handle.ok().map(|handle| Toucher { stop, handle })
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, MAX_TOUCH_THREADS);
+        let part = self.entries.len().div_ceil(threads).max(1);
+        let mut handles = Vec::new();
+        for chunk in self.entries.chunks(part) {
+            let (start, len) = (chunk.as_ptr() as usize, chunk.len());
+            let flag = Arc::clone(&stop);
+            let spawned = std::thread::Builder::new()
+                .name("hash pages".to_string())
+                .spawn(move || {
+                    // SAFETY: the entries live until the table is dropped or
+                    // given new memory, and both first stop and join these
+                    // threads (`stop_toucher`); entries are atomics, shared
+                    // with the search threads.
+                    let entries = unsafe { std::slice::from_raw_parts(start as *const Entry, len) };
+                    touch_pages(entries, &flag);
+                });
+            if let Ok(handle) = spawned {
+                handles.push(handle);
+            }
+        }
+        (!handles.is_empty()).then(|| Toucher {
+            stop,
+            handles,
+            started: Instant::now(),
+        })
+    }
+
+    /// Waits until the background threads have faulted every page in, but
+    /// no later than `budget` after they started (at once when that has
+    /// passed or there are none). `isready` calls it, so that a search
+    /// started right after `readyok` finds the table's pages there.
+    pub fn wait_touched(&self, budget: Duration) {
+        let Some(toucher) = &self.toucher else {
+            return;
+        };
+        let deadline = toucher.started + budget;
+        while !toucher.finished() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(2));
+        }
     }
 
     pub fn size_mb(&self) -> usize {
@@ -156,6 +210,11 @@ impl TranspositionTable {
     /// takes about a second here), its pages touched again in the
     /// background as after `new`; a small one in place.
     pub fn reset(&mut self) {
+        if !self.searched.load(Ordering::Relaxed) {
+            // Nothing was stored since the memory was allocated: it is
+            // still empty, and its pages may still be being faulted in.
+            return;
+        }
         if self.size_mb() <= TOUCH_NOW_MB {
             self.clear();
             return;
@@ -178,13 +237,16 @@ impl TranspositionTable {
             }
         }
         self.age.store(0, Ordering::Relaxed);
+        self.searched.store(false, Ordering::Relaxed);
     }
 
     /// Stops and joins the thread touching the pages, if any.
     fn stop_toucher(&mut self) {
         if let Some(toucher) = self.toucher.take() {
             toucher.stop.store(true, Ordering::Relaxed);
-            let _ = toucher.handle.join();
+            for handle in toucher.handles {
+                let _ = handle.join();
+            }
         }
     }
 
@@ -208,10 +270,12 @@ impl TranspositionTable {
             }
         });
         self.age.store(0, Ordering::Relaxed);
+        self.searched.store(false, Ordering::Relaxed);
     }
 
     /// Marks the start of a new search.
     pub fn new_search(&self) {
+        self.searched.store(true, Ordering::Relaxed);
         let age = self.age.load(Ordering::Relaxed);
         self.age.store(age.wrapping_add(1) & 63, Ordering::Relaxed);
     }
@@ -439,6 +503,7 @@ mod tests {
             .collect();
         assert!(keys.iter().all(|&k| tt.probe(k).is_none()));
         assert_eq!(tt.hashfull(), 0);
+        tt.new_search();
         for &k in &keys {
             tt.store(k, None, 5, 5, 3, Bound::Exact);
         }
@@ -446,6 +511,7 @@ mod tests {
         assert!(found > 1900, "{found}");
         tt.clear();
         assert!(keys.iter().all(|&k| tt.probe(k).is_none()));
+        tt.new_search();
         for &k in &keys {
             tt.store(k, None, 5, 5, 3, Bound::Exact);
         }
@@ -457,6 +523,24 @@ mod tests {
         tt.store(keys[0], None, 7, 7, 3, Bound::Exact);
         assert_eq!(tt.probe(keys[0]).map(|h| h.score), Some(7));
         drop(tt); // joins the background thread
+    }
+
+    #[test]
+    fn a_table_never_searched_keeps_its_memory_on_reset() {
+        let mut tt = TranspositionTable::new(TOUCH_NOW_MB + 8).expect("72 MB");
+        let first = tt.entries.as_ptr();
+        tt.wait_touched(Duration::from_secs(60));
+        assert!(tt.toucher.as_ref().is_some_and(Toucher::finished));
+        tt.reset(); // nothing stored yet: the same, still empty, memory
+        assert_eq!(tt.entries.as_ptr(), first);
+        assert!(tt.toucher.as_ref().is_some_and(Toucher::finished));
+        tt.new_search();
+        tt.store(42, None, 1, 1, 1, Bound::Exact);
+        tt.reset(); // searched: emptied, with its pages touched again
+        assert!(tt.probe(42).is_none());
+        assert!(tt.toucher.is_some());
+        // A wait whose budget has passed returns at once.
+        tt.wait_touched(Duration::ZERO);
     }
 
     #[test]
