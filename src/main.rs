@@ -10,7 +10,7 @@ use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand};
 use guoxiang::board::position::{Position, START_FEN};
 use guoxiang::perft::{divide, parse_suite, run_suite, PerftTable, SuiteOptions};
-use guoxiang::tools::{datagen, epd, nnue_train, pool, sprt, spsa, tune, wdl};
+use guoxiang::tools::{datagen, epd, labels, nnue_train, pool, sprt, spsa, tune, wdl};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
@@ -58,6 +58,8 @@ enum Command {
     Wdl(wdl::WdlArgs),
     /// The self-play pool's manifest (chunks, games, positions), or a text file imported into it
     Pool(pool::PoolArgs),
+    /// Compares self-play node budgets' labels against a deep search on pool games
+    Labels(labels::LabelsArgs),
 }
 
 #[derive(Args)]
@@ -130,6 +132,7 @@ fn main() -> ExitCode {
         Command::Sprt(args) => sprt::command(args),
         Command::Wdl(args) => done(wdl::command(args)),
         Command::Pool(args) => done(pool::command(args)),
+        Command::Labels(args) => done(labels::command(args)),
     };
     result.unwrap_or_else(|message| {
         eprintln!("error: {message}");
