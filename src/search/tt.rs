@@ -240,7 +240,7 @@ impl TranspositionTable {
         self.searched.store(false, Ordering::Relaxed);
     }
 
-    /// Stops and joins the thread touching the pages, if any.
+    /// Stops and joins the threads touching the pages, if any.
     fn stop_toucher(&mut self) {
         if let Some(toucher) = self.toucher.take() {
             toucher.stop.store(true, Ordering::Relaxed);

@@ -19,12 +19,12 @@
 //! reference in centipawns and in win probability (`sigmoid(cp / K)`), and
 //! the squared error against the game result.
 
-use crate::eval::score::MATE_BOUND;
 use crate::eval::EvalConfig;
 use crate::search::tt::TranspositionTable;
 use crate::search::ThreadData;
-use crate::tools::datagen::{search_nodes, NodeBudget};
+use crate::tools::datagen::{is_quiet, search_nodes, NodeBudget};
 use crate::tools::pool::{list_chunks, pool_dir, read_games, PositionFilter};
+use crate::tools::selfplay::white_score;
 use crate::tools::viriformat::GameRecord;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -75,13 +75,6 @@ fn parse_budget(text: &str) -> Result<NodeBudget, String> {
     }
 }
 
-/// One budget's label of one kept position.
-#[derive(Clone, Copy, Default)]
-struct Label {
-    score: i32,
-    same_move: bool,
-}
-
 /// What one budget's searches added up to over the replayed games.
 #[derive(Clone, Copy, Default)]
 struct Totals {
@@ -115,10 +108,10 @@ fn replay(
     let all: Vec<NodeBudget> = budgets.iter().copied().chain([reference]).collect();
     let mut tables = Vec::new();
     for _ in &all {
-        tables.push((TranspositionTable::new(hash_mb)?, Vec::<ThreadData>::new()));
-    }
-    for (_, data) in &mut tables {
-        data.push(ThreadData::default());
+        tables.push((
+            TranspositionTable::new(hash_mb)?,
+            vec![ThreadData::default()],
+        ));
     }
     let result = f64::from(game.wdl.white_result());
     let mut history: Vec<u64> = Vec::new();
@@ -132,19 +125,12 @@ fn replay(
         let Some(reference_result) = results.last().copied() else {
             break;
         };
-        let white = |score: i32| {
-            if pos.side_to_move() == crate::board::types::Color::White {
-                score
-            } else {
-                -score
-            }
-        };
-        let reference_score = white(reference_result.score);
+        let stm = pos.side_to_move();
+        let reference_score = white_score(stm, reference_result.score);
+        // The trainer's filter, judged on the reference's score.
         let keep = ply >= filter.min_ply
-            && !pos.in_check()
-            && !pos.is_capture(played)
-            && played.promotion_piece().is_none()
-            && reference_score.abs() < MATE_BOUND.min(filter.max_score);
+            && is_quiet(&pos, played, reference_score)
+            && reference_score.abs() <= filter.max_score;
         for ((searched, total), errors) in
             results.iter().zip(totals.iter_mut()).zip(paired.iter_mut())
         {
@@ -154,14 +140,11 @@ fn replay(
             if !keep {
                 continue;
             }
-            let label = Label {
-                score: white(searched.score).clamp(-filter.max_score, filter.max_score),
-                same_move: searched.best == reference_result.best,
-            };
-            let p = sigmoid(f64::from(label.score) / k);
+            let label = white_score(stm, searched.score).clamp(-filter.max_score, filter.max_score);
+            let p = sigmoid(f64::from(label) / k);
             total.kept += 1;
-            total.moves_differ += u64::from(!label.same_move);
-            total.abs_cp += f64::from((label.score - reference_score).abs());
+            total.moves_differ += u64::from(searched.best != reference_result.best);
+            total.abs_cp += f64::from((label - reference_score).abs());
             let error = (p - sigmoid(f64::from(reference_score) / k)).abs();
             total.abs_prob += error;
             errors.push(error);

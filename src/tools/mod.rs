@@ -2,7 +2,8 @@
 //! generation (`datagen`), Texel tuning of the hand-written weights
 //! (`tune`), SPSA tuning of the search parameters (`spsa`), the network
 //! trainer (`nnue_train`), SPRT pooling of match results (`sprt`) and the EPD
-//! test-suite runner (`epd`), the WDL model fit (`wdl`), the self-play label check (`labels`), and what the
+//! test-suite runner (`epd`), the WDL model fit (`wdl`), the check of
+//! self-play's labels against deeper searches (`labels`), and what the
 //! self-play tools share (`selfplay`).
 //! The engine never imports them.
 
