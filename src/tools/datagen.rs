@@ -12,6 +12,10 @@
 //!
 //! * `--games N` [100]: games to play.
 //! * `--nodes N` [5000]: nodes searched per move (one search thread).
+//! * `--soft-nodes N` [none]: no new iteration after N nodes.
+//! * `--discard-nodes N` [none]: the plies whose positions training drops
+//!   whatever the search finds (the first 8 after the opening, positions in
+//!   check) are searched with N nodes only.
 //! * `--threads N` [1]: games played at once; every thread has its own
 //!   transposition table (`--hash MB` [4]) and search tables.
 //! * `--seed S` [1]: the seed of the random openings.
@@ -74,6 +78,10 @@ pub struct DatagenOptions {
     pub nodes: u64,
     /// No new iteration after this many nodes (see [`NodeBudget`]).
     pub soft_nodes: Option<u64>,
+    /// Nodes of the plies whose positions training drops whatever the
+    /// search says (the first `skip_plies`, and positions in check); `None`:
+    /// the full budget.
+    pub discard_nodes: Option<u64>,
     pub threads: usize,
     pub seed: u64,
     /// Opening positions (FENs); empty: the start position.
@@ -97,6 +105,7 @@ impl Default for DatagenOptions {
             games: 100,
             nodes: 5000,
             soft_nodes: None,
+            discard_nodes: None,
             threads: 1,
             seed: 1,
             openings: Vec::new(),
@@ -118,6 +127,31 @@ impl DatagenOptions {
             hard: self.nodes,
             soft: self.soft_nodes,
         }
+    }
+
+    /// The budget of the search at `ply` (counted from the opening) of `pos`.
+    fn budget_at(&self, pos: &Position, ply: usize) -> NodeBudget {
+        ply_budget(self.budget(), self.discard_nodes, pos, ply, self.skip_plies)
+    }
+}
+
+/// The budget of a self-play search at `ply` after the opening: `full`,
+/// or `discard` nodes (at most `full`'s) where training drops the position
+/// whatever the search finds: one of the first `skip_plies`, or in check.
+/// Such a search only has to pick a sound move.
+pub fn ply_budget(
+    full: NodeBudget,
+    discard: Option<u64>,
+    pos: &Position,
+    ply: usize,
+    skip_plies: usize,
+) -> NodeBudget {
+    match discard {
+        Some(nodes) if ply < skip_plies || pos.in_check() => NodeBudget {
+            hard: nodes.min(full.hard),
+            soft: None,
+        },
+        _ => full,
     }
 }
 
@@ -241,7 +275,8 @@ fn play_game(
         if ply >= opts.max_plies {
             break 0.5;
         }
-        let searched = search_nodes(&pos, &history, opts.budget(), &opts.eval, tt, data);
+        let budget = opts.budget_at(&pos, ply);
+        let searched = search_nodes(&pos, &history, budget, &opts.eval, tt, data);
         let (best, score) = (searched.best, searched.score);
         depths += u64::try_from(searched.depth).unwrap_or(0);
         nodes += searched.nodes;
@@ -396,6 +431,10 @@ pub struct DatagenArgs {
     /// soft limit under --nodes) [default: none]
     #[arg(long, value_name = "N")]
     soft_nodes: Option<u64>,
+    /// Nodes of the plies training drops whatever the search finds (the
+    /// first 8 after the opening, positions in check) [default: --nodes]
+    #[arg(long, value_name = "N")]
+    discard_nodes: Option<u64>,
     /// Games played at once, each thread with its own tables (1 to 256)
     #[arg(long, value_name = "N", default_value_t = DatagenOptions::default().threads)]
     threads: usize,
@@ -466,6 +505,7 @@ pub fn command(args: DatagenArgs) -> Result<(), String> {
         games,
         nodes,
         soft_nodes,
+        discard_nodes,
         threads,
         seed,
         out: out_path,
@@ -486,6 +526,7 @@ pub fn command(args: DatagenArgs) -> Result<(), String> {
         games,
         nodes,
         soft_nodes,
+        discard_nodes,
         threads,
         seed,
         hash_mb,
@@ -501,8 +542,10 @@ pub fn command(args: DatagenArgs) -> Result<(), String> {
     if !(1..=4096).contains(&opts.hash_mb) {
         return Err("--hash must be from 1 to 4096".into());
     }
-    if opts.nodes == 0 || opts.win_plies == 0 || chunk_games == 0 {
-        return Err("--nodes, --win-plies and --chunk-games must be at least 1".into());
+    if opts.nodes == 0 || opts.win_plies == 0 || chunk_games == 0 || discard_nodes == Some(0) {
+        return Err(
+            "--nodes, --discard-nodes, --win-plies and --chunk-games must be at least 1".into(),
+        );
     }
     if let Some(path) = &book {
         let (fens, bad) = load_openings(path)?;
@@ -638,6 +681,9 @@ fn chunk_command(opts: &DatagenOptions, settings: &ChunkSettings) -> String {
     );
     if let Some(soft) = opts.soft_nodes {
         command += &format!(" --soft-nodes {soft}");
+    }
+    if let Some(discard) = opts.discard_nodes {
+        command += &format!(" --discard-nodes {discard}");
     }
     if let Some(book) = &settings.book {
         command += &format!(" --openings {book}");
@@ -780,6 +826,59 @@ mod tests {
             "{some:?}"
         );
         assert!(some.nodes < hard_only.nodes, "{some:?}");
+    }
+
+    #[test]
+    fn plies_training_drops_get_the_discard_budget() {
+        let opts = DatagenOptions {
+            nodes: 5000,
+            soft_nodes: Some(3500),
+            discard_nodes: Some(1000),
+            ..DatagenOptions::default()
+        };
+        let full = NodeBudget {
+            hard: 5000,
+            soft: Some(3500),
+        };
+        let cheap = NodeBudget {
+            hard: 1000,
+            soft: None,
+        };
+        let quiet = Position::startpos();
+        let check = Position::from_fen("4k3/8/8/8/8/8/4R3/4K3 b - - 0 1", false).expect("FEN");
+        assert_eq!(opts.budget_at(&quiet, 0), cheap);
+        assert_eq!(opts.budget_at(&quiet, 7), cheap);
+        assert_eq!(opts.budget_at(&quiet, 8), full);
+        assert_eq!(opts.budget_at(&check, 40), cheap);
+        let plain = DatagenOptions {
+            discard_nodes: None,
+            ..opts.clone()
+        };
+        assert_eq!(plain.budget_at(&check, 40), full);
+        // Never more than the full budget.
+        let big = DatagenOptions {
+            discard_nodes: Some(9000),
+            ..opts
+        };
+        assert_eq!(big.budget_at(&check, 40).hard, 5000);
+    }
+
+    #[test]
+    fn a_discard_budget_saves_nodes_and_keeps_the_positions_written() {
+        let opts = DatagenOptions {
+            games: 4,
+            nodes: 400,
+            max_plies: 60,
+            ..tiny()
+        };
+        let (full_text, full) = run(&opts);
+        let (cheap_text, cheap) = run(&DatagenOptions {
+            discard_nodes: Some(50),
+            ..opts
+        });
+        assert!(cheap.nodes < full.nodes, "{cheap:?} against {full:?}");
+        assert!(cheap.positions > 0 && !cheap_text.is_empty());
+        assert_ne!(full_text, cheap_text);
     }
 
     #[test]

@@ -3,13 +3,15 @@
 //! shown not to lower them.
 //!
 //! ```text
-//! guoxiang labels --pool DIR --games 20 --budgets 5000 5000/2500 --reference 100000 --threads 2
+//! guoxiang labels --pool DIR --games 20 --budgets 5000 5000/2500 5000:1000 --reference 100000 --threads 2
 //! ```
 //!
 //! Games are taken from the pool (the last games of its chunks, in
 //! order) and replayed move by move as they were played. At every
 //! position each budget (`HARD` nodes, or `HARD/SOFT`: no new iteration
-//! after `SOFT`) searches with its own tables, kept from ply to ply and
+//! after `SOFT`; a suffix `:DISCARD` searches the plies training drops
+//! anyway with that many nodes, as `datagen --discard-nodes`) searches
+//! with its own tables, kept from ply to ply and
 //! cleared for each game, as in `datagen`; then the game's own move is
 //! played, so every budget labels the same positions with tables warmed
 //! the same way. A reference search of `--reference` nodes labels each
@@ -22,7 +24,7 @@
 use crate::eval::EvalConfig;
 use crate::search::tt::TranspositionTable;
 use crate::search::ThreadData;
-use crate::tools::datagen::{is_quiet, search_nodes, NodeBudget};
+use crate::tools::datagen::{is_quiet, ply_budget, search_nodes, NodeBudget};
 use crate::tools::pool::{list_chunks, pool_dir, read_games, PositionFilter};
 use crate::tools::selfplay::white_score;
 use crate::tools::viriformat::GameRecord;
@@ -38,7 +40,8 @@ pub struct LabelsArgs {
     /// Games to replay
     #[arg(long, value_name = "N", default_value_t = 20)]
     games: usize,
-    /// Budgets to compare: HARD or HARD/SOFT nodes a search
+    /// Budgets to compare: HARD or HARD/SOFT nodes a search, each with an
+    /// optional :DISCARD
     #[arg(long, value_name = "B", num_args = 1.., required = true)]
     budgets: Vec<String>,
     /// Nodes of the reference search
@@ -55,24 +58,37 @@ pub struct LabelsArgs {
     hash_mb: usize,
 }
 
-/// Parses `HARD` or `HARD/SOFT`.
-fn parse_budget(text: &str) -> Result<NodeBudget, String> {
+/// One budget to compare: the search's, and the nodes of the plies
+/// training drops (`None`: the same search).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct LabelBudget {
+    search: NodeBudget,
+    discard: Option<u64>,
+}
+
+/// Parses `HARD`, `HARD/SOFT`, each optionally followed by `:DISCARD`.
+fn parse_budget(text: &str) -> Result<LabelBudget, String> {
     let number = |s: &str| {
         s.parse::<u64>()
             .ok()
             .filter(|&n| n > 0)
             .ok_or_else(|| format!("budget '{text}': '{s}' is not a positive number of nodes"))
     };
-    match text.split_once('/') {
-        None => Ok(NodeBudget {
-            hard: number(text)?,
+    let (search, discard) = match text.split_once(':') {
+        None => (text, None),
+        Some((search, discard)) => (search, Some(number(discard)?)),
+    };
+    let search = match search.split_once('/') {
+        None => NodeBudget {
+            hard: number(search)?,
             soft: None,
-        }),
-        Some((hard, soft)) => Ok(NodeBudget {
+        },
+        Some((hard, soft)) => NodeBudget {
             hard: number(hard)?,
             soft: Some(number(soft)?),
-        }),
-    }
+        },
+    };
+    Ok(LabelBudget { search, discard })
 }
 
 /// What one budget's searches added up to over the replayed games.
@@ -96,8 +112,8 @@ type PairedErrors = Vec<Vec<f64>>;
 /// (the reference's own last).
 fn replay(
     game: &GameRecord,
-    budgets: &[NodeBudget],
-    reference: NodeBudget,
+    budgets: &[LabelBudget],
+    reference: LabelBudget,
     hash_mb: usize,
     k: f64,
     totals: &mut [Totals],
@@ -105,7 +121,7 @@ fn replay(
 ) -> Result<(), String> {
     let eval = EvalConfig::default();
     let filter = PositionFilter::default();
-    let all: Vec<NodeBudget> = budgets.iter().copied().chain([reference]).collect();
+    let all: Vec<LabelBudget> = budgets.iter().copied().chain([reference]).collect();
     let mut tables = Vec::new();
     for _ in &all {
         tables.push((
@@ -120,7 +136,8 @@ fn replay(
         let mut results = Vec::with_capacity(all.len());
         for (budget, (tt, data)) in all.iter().zip(tables.iter_mut()) {
             tt.new_search();
-            results.push(search_nodes(&pos, &history, *budget, &eval, tt, data));
+            let nodes = ply_budget(budget.search, budget.discard, &pos, ply, filter.min_ply);
+            results.push(search_nodes(&pos, &history, nodes, &eval, tt, data));
         }
         let Some(reference_result) = results.last().copied() else {
             break;
@@ -172,9 +189,12 @@ pub fn command(args: LabelsArgs) -> Result<(), String> {
     if args.sigmoid_scale.is_nan() || args.sigmoid_scale <= 0.0 {
         return Err("--sigmoid-scale must be positive".to_string());
     }
-    let reference = NodeBudget {
-        hard: args.reference,
-        soft: None,
+    let reference = LabelBudget {
+        search: NodeBudget {
+            hard: args.reference,
+            soft: None,
+        },
+        discard: None,
     };
     let dir =
         pool_dir(args.pool.as_deref()).ok_or("no pool: give --pool DIR or set GUOXIANG_POOL")?;
@@ -300,21 +320,26 @@ mod tests {
 
     #[test]
     fn budgets_parse_and_bad_ones_are_refused() {
-        assert_eq!(
-            parse_budget("5000").ok(),
-            Some(NodeBudget {
-                hard: 5000,
-                soft: None
-            })
-        );
+        let budget = |hard, soft, discard| LabelBudget {
+            search: NodeBudget { hard, soft },
+            discard,
+        };
+        assert_eq!(parse_budget("5000").ok(), Some(budget(5000, None, None)));
         assert_eq!(
             parse_budget("5000/2500").ok(),
-            Some(NodeBudget {
-                hard: 5000,
-                soft: Some(2500)
-            })
+            Some(budget(5000, Some(2500), None))
         );
-        for bad in ["", "0", "x", "5000/", "5000/-1", "/2500"] {
+        assert_eq!(
+            parse_budget("5000/2500:1000").ok(),
+            Some(budget(5000, Some(2500), Some(1000)))
+        );
+        assert_eq!(
+            parse_budget("5000:1000").ok(),
+            Some(budget(5000, None, Some(1000)))
+        );
+        for bad in [
+            "", "0", "x", "5000/", "5000/-1", "/2500", "5000:", "5000:0", ":10",
+        ] {
             assert!(parse_budget(bad).is_err(), "{bad}");
         }
     }
@@ -337,22 +362,18 @@ mod tests {
             wdl: crate::tools::viriformat::Wdl::DRAW,
             moves,
         };
-        let budgets = [
-            NodeBudget {
-                hard: 300,
-                soft: None,
-            },
-            NodeBudget {
-                hard: 2000,
-                soft: None,
-            },
-        ];
-        let reference = NodeBudget {
-            hard: 2000,
-            soft: None,
+        let budget = |hard, discard| LabelBudget {
+            search: NodeBudget { hard, soft: None },
+            discard,
         };
-        let mut totals = vec![Totals::default(); 3];
-        let mut paired = vec![Vec::new(); 3];
+        let budgets = [
+            budget(300, None),
+            budget(2000, None),
+            budget(2000, Some(100)),
+        ];
+        let reference = budget(2000, None);
+        let mut totals = vec![Totals::default(); 4];
+        let mut paired = vec![Vec::new(); 4];
         replay(
             &game,
             &budgets,
@@ -374,7 +395,10 @@ mod tests {
         assert_eq!(totals[1].moves_differ, 0);
         assert!(totals[0].nodes < totals[1].nodes);
         assert!(paired.iter().all(|p| p.len() as u64 == kept));
-        assert_eq!(paired_difference(&paired[1], &paired[2]), (0.0, 0.0));
+        assert_eq!(paired_difference(&paired[1], &paired[3]), (0.0, 0.0));
+        // The first 8 plies are searched with the discard budget: fewer nodes.
+        assert!(totals[2].nodes < totals[1].nodes);
+        assert_eq!(totals[2].searches, 12);
     }
 
     #[test]
