@@ -308,6 +308,12 @@ impl<'a> Searcher<'a> {
         if depth <= 0 {
             return self.qsearch(pos, alpha, beta, ply);
         }
+        // A node entered after the stop is not searched, so not counted
+        // (`go nodes N` never reports more than N); the node that reaches
+        // the limit is counted and abandoned.
+        if self.stopped() && !root {
+            return 0;
+        }
         self.count_node();
         if self.stopped() && !root {
             return 0;
@@ -724,8 +730,11 @@ impl<'a> Searcher<'a> {
     }
 
     fn qsearch(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize) -> i32 {
-        self.count_node();
         self.pv[ply].clear();
+        if self.stopped() {
+            return 0;
+        }
+        self.count_node();
         if self.stopped() {
             return 0;
         }
