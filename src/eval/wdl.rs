@@ -45,13 +45,13 @@ pub const FORTRESS: usize = 2 * KNOTS.len();
 pub const EDGE: usize = 3 * KNOTS.len();
 
 /// The fitted coefficients (see [`PARAMETERS`]): `guoxiang wdl --fit` on the
-/// 70,627 positions within +-300 cp of 1,475 self-play games at 5,000 nodes a
-/// move (datagen seed 54; docs/wdl.md).
+/// 212,097 positions within +-300 cp of 4,500 self-play games of the shipped
+/// network at 5,000 nodes a move (datagen seeds 54 and 55; docs/wdl.md).
 pub const COEFFICIENTS: [f64; PARAMETERS] = [
-    576.4, 274.2, 263.8, 143.0, 147.1, 122.4, 120.6, 113.7, 83.0, 112.3, 94.0, //
-    161.0, 46.0, 56.7, 59.7, 72.3, 69.5, 81.7, 91.7, 84.2, 113.9, 112.6, //
-    50.0, 50.0, 0.0, 28.5, 9.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,  //
-    -3.8, //
+    750.7, 262.0, 236.4, 172.2, 138.9, 127.5, 110.4, 117.8, 109.5, 99.8, 75.8, //
+    137.5, 49.9, 52.8, 73.8, 66.1, 85.7, 89.7, 105.0, 113.4, 113.5, 128.0, //
+    50.0, 27.9, 0.0, 8.9, 7.0, 3.9, 0.0, 0.0, 0.0, 0.0, 0.0,  //
+    -4.0, //
 ];
 
 /// Where `material` falls among the knots: the knot below and the weight of
