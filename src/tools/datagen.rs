@@ -122,36 +122,44 @@ impl Default for DatagenOptions {
 }
 
 impl DatagenOptions {
-    fn budget(&self) -> NodeBudget {
-        NodeBudget {
-            hard: self.nodes,
-            soft: self.soft_nodes,
+    /// The budget of every ply's search.
+    fn ply_budget(&self) -> PlyBudget {
+        PlyBudget {
+            full: NodeBudget {
+                hard: self.nodes,
+                soft: self.soft_nodes,
+            },
+            discard: self.discard_nodes,
         }
     }
 
     /// The budget of the search at `ply` (counted from the opening) of `pos`.
     fn budget_at(&self, pos: &Position, ply: usize) -> NodeBudget {
-        ply_budget(self.budget(), self.discard_nodes, pos, ply, self.skip_plies)
+        self.ply_budget().at(pos, ply, self.skip_plies)
     }
 }
 
-/// The budget of a self-play search at `ply` after the opening: `full`,
-/// or `discard` nodes (at most `full`'s) where training drops the position
-/// whatever the search finds: one of the first `skip_plies`, or in check.
-/// Such a search only has to pick a sound move.
-pub fn ply_budget(
-    full: NodeBudget,
-    discard: Option<u64>,
-    pos: &Position,
-    ply: usize,
-    skip_plies: usize,
-) -> NodeBudget {
-    match discard {
-        Some(nodes) if ply < skip_plies || pos.in_check() => NodeBudget {
-            hard: nodes.min(full.hard),
-            soft: None,
-        },
-        _ => full,
+/// The budget of a self-play search by ply: `full`, or `discard` nodes
+/// where training drops the position whatever the search finds (`None`:
+/// `full` there too).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlyBudget {
+    pub full: NodeBudget,
+    pub discard: Option<u64>,
+}
+
+impl PlyBudget {
+    /// The budget at `ply` after the opening of `pos`: the discard one (at
+    /// most `full`'s nodes) in the first `skip_plies` and in check, where a
+    /// search only has to pick a sound move.
+    pub fn at(&self, pos: &Position, ply: usize, skip_plies: usize) -> NodeBudget {
+        match self.discard {
+            Some(nodes) if ply < skip_plies || pos.in_check() => NodeBudget {
+                hard: nodes.min(self.full.hard),
+                soft: None,
+            },
+            _ => self.full,
+        }
     }
 }
 
@@ -247,7 +255,7 @@ fn play_game(
         100,
         |pos, history| {
             opts.max_opening_score <= 0
-                || search_nodes(pos, history, opts.budget(), &opts.eval, tt, data)
+                || search_nodes(pos, history, opts.ply_budget().full, &opts.eval, tt, data)
                     .score
                     .abs()
                     <= opts.max_opening_score

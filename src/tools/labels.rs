@@ -24,7 +24,7 @@
 use crate::eval::EvalConfig;
 use crate::search::tt::TranspositionTable;
 use crate::search::ThreadData;
-use crate::tools::datagen::{is_quiet, ply_budget, search_nodes, NodeBudget};
+use crate::tools::datagen::{is_quiet, search_nodes, NodeBudget, PlyBudget};
 use crate::tools::pool::{list_chunks, pool_dir, read_games, PositionFilter};
 use crate::tools::selfplay::white_score;
 use crate::tools::viriformat::GameRecord;
@@ -58,16 +58,8 @@ pub struct LabelsArgs {
     hash_mb: usize,
 }
 
-/// One budget to compare: the search's, and the nodes of the plies
-/// training drops (`None`: the same search).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct LabelBudget {
-    search: NodeBudget,
-    discard: Option<u64>,
-}
-
 /// Parses `HARD`, `HARD/SOFT`, each optionally followed by `:DISCARD`.
-fn parse_budget(text: &str) -> Result<LabelBudget, String> {
+fn parse_budget(text: &str) -> Result<PlyBudget, String> {
     let number = |s: &str| {
         s.parse::<u64>()
             .ok()
@@ -78,7 +70,7 @@ fn parse_budget(text: &str) -> Result<LabelBudget, String> {
         None => (text, None),
         Some((search, discard)) => (search, Some(number(discard)?)),
     };
-    let search = match search.split_once('/') {
+    let full = match search.split_once('/') {
         None => NodeBudget {
             hard: number(search)?,
             soft: None,
@@ -88,7 +80,7 @@ fn parse_budget(text: &str) -> Result<LabelBudget, String> {
             soft: Some(number(soft)?),
         },
     };
-    Ok(LabelBudget { search, discard })
+    Ok(PlyBudget { full, discard })
 }
 
 /// What one budget's searches added up to over the replayed games.
@@ -112,8 +104,8 @@ type PairedErrors = Vec<Vec<f64>>;
 /// (the reference's own last).
 fn replay(
     game: &GameRecord,
-    budgets: &[LabelBudget],
-    reference: LabelBudget,
+    budgets: &[PlyBudget],
+    reference: PlyBudget,
     hash_mb: usize,
     k: f64,
     totals: &mut [Totals],
@@ -121,7 +113,7 @@ fn replay(
 ) -> Result<(), String> {
     let eval = EvalConfig::default();
     let filter = PositionFilter::default();
-    let all: Vec<LabelBudget> = budgets.iter().copied().chain([reference]).collect();
+    let all: Vec<PlyBudget> = budgets.iter().copied().chain([reference]).collect();
     let mut tables = Vec::new();
     for _ in &all {
         tables.push((
@@ -136,7 +128,7 @@ fn replay(
         let mut results = Vec::with_capacity(all.len());
         for (budget, (tt, data)) in all.iter().zip(tables.iter_mut()) {
             tt.new_search();
-            let nodes = ply_budget(budget.search, budget.discard, &pos, ply, filter.min_ply);
+            let nodes = budget.at(&pos, ply, filter.min_ply);
             results.push(search_nodes(&pos, &history, nodes, &eval, tt, data));
         }
         let Some(reference_result) = results.last().copied() else {
@@ -189,8 +181,8 @@ pub fn command(args: LabelsArgs) -> Result<(), String> {
     if args.sigmoid_scale.is_nan() || args.sigmoid_scale <= 0.0 {
         return Err("--sigmoid-scale must be positive".to_string());
     }
-    let reference = LabelBudget {
-        search: NodeBudget {
+    let reference = PlyBudget {
+        full: NodeBudget {
             hard: args.reference,
             soft: None,
         },
@@ -320,8 +312,8 @@ mod tests {
 
     #[test]
     fn budgets_parse_and_bad_ones_are_refused() {
-        let budget = |hard, soft, discard| LabelBudget {
-            search: NodeBudget { hard, soft },
+        let budget = |hard, soft, discard| PlyBudget {
+            full: NodeBudget { hard, soft },
             discard,
         };
         assert_eq!(parse_budget("5000").ok(), Some(budget(5000, None, None)));
@@ -362,8 +354,8 @@ mod tests {
             wdl: crate::tools::viriformat::Wdl::DRAW,
             moves,
         };
-        let budget = |hard, discard| LabelBudget {
-            search: NodeBudget { hard, soft: None },
+        let budget = |hard, discard| PlyBudget {
+            full: NodeBudget { hard, soft: None },
             discard,
         };
         let budgets = [
