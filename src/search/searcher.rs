@@ -173,20 +173,27 @@ impl<'a> Searcher<'a> {
     }
 
     /// Counts a node; the main thread checks its limits every 1024 nodes.
+    /// True when the search must unwind now: this node reached a limit, or
+    /// a periodic check found the stop set. Between checks the stop is read
+    /// by [`Self::stopped`] as each node is entered, not here again.
     #[inline]
-    fn count_node(&mut self) {
+    fn count_node(&mut self) -> bool {
         self.nodes += 1;
+        let mut checked = false;
         if self.nodes & 1023 == 0 {
             self.shared.node_counts[self.id].store(self.nodes, Ordering::Relaxed);
             if self.is_main() {
                 self.check_limits();
             }
+            checked = true;
         }
         if let Some(max) = self.limits.nodes {
             if self.is_main() && self.total_nodes() >= max {
                 self.shared.stop.store(true, Ordering::Relaxed);
+                checked = true;
             }
         }
+        checked && self.stopped()
     }
 
     fn total_nodes(&self) -> u64 {
@@ -314,8 +321,7 @@ impl<'a> Searcher<'a> {
         if self.stopped() && !root {
             return 0;
         }
-        self.count_node();
-        if self.stopped() && !root {
+        if self.count_node() && !root {
             return 0;
         }
         self.seldepth = self.seldepth.max(ply);
@@ -731,11 +737,7 @@ impl<'a> Searcher<'a> {
 
     fn qsearch(&mut self, pos: &Position, mut alpha: i32, beta: i32, ply: usize) -> i32 {
         self.pv[ply].clear();
-        if self.stopped() {
-            return 0;
-        }
-        self.count_node();
-        if self.stopped() {
+        if self.stopped() || self.count_node() {
             return 0;
         }
         self.seldepth = self.seldepth.max(ply);
