@@ -960,6 +960,14 @@ impl<'a> Searcher<'a> {
             {
                 break;
             }
+            if self
+                .limits
+                .tactical_soft_nodes
+                .is_some_and(|soft| self.total_nodes() >= soft)
+                && (root.is_capture(best) || best.promotion_piece().is_some())
+            {
+                break;
+            }
             if let Some(mate) = self.limits.mate {
                 if mate_in(self.root_moves[0].score).is_some_and(|m| m > 0 && m <= mate) {
                     break;

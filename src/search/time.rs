@@ -16,6 +16,11 @@ pub struct Limits {
     /// parameter: self-play uses it to spend no nodes on an iteration the
     /// hard `nodes` limit would cut short).
     pub soft_nodes: Option<u64>,
+    /// No new iteration is started once this many nodes are searched and
+    /// the best move is a capture or a promotion (not a UCI `go` parameter:
+    /// self-play training drops such positions whatever their score, so
+    /// their search only has to find a sound move).
+    pub tactical_soft_nodes: Option<u64>,
     /// Find a mate in at most this many moves.
     pub mate: Option<i32>,
     pub movetime: Option<u64>,

@@ -16,6 +16,9 @@
 //! * `--discard-nodes N` [none]: the plies whose positions training drops
 //!   whatever the search finds (the first 8 after the opening, positions in
 //!   check) are searched with N nodes only.
+//! * `--tactical-nodes N` [none]: no new iteration after N nodes while the
+//!   best move is a capture or a promotion (training drops the position if
+//!   it is played, so its search only has to find a sound move).
 //! * `--threads N` [1]: games played at once; every thread has its own
 //!   transposition table (`--hash MB` [4]) and search tables.
 //! * `--seed S` [1]: the seed of the random openings.
@@ -82,6 +85,9 @@ pub struct DatagenOptions {
     /// search says (the first `skip_plies`, and positions in check); `None`:
     /// the full budget.
     pub discard_nodes: Option<u64>,
+    /// No new iteration after this many nodes while the best move is a
+    /// capture or a promotion (see [`NodeBudget`]).
+    pub tactical_nodes: Option<u64>,
     pub threads: usize,
     pub seed: u64,
     /// Opening positions (FENs); empty: the start position.
@@ -106,6 +112,7 @@ impl Default for DatagenOptions {
             nodes: 5000,
             soft_nodes: None,
             discard_nodes: None,
+            tactical_nodes: None,
             threads: 1,
             seed: 1,
             openings: Vec::new(),
@@ -128,6 +135,7 @@ impl DatagenOptions {
             full: NodeBudget {
                 hard: self.nodes,
                 soft: self.soft_nodes,
+                tactical: self.tactical_nodes,
             },
             discard: self.discard_nodes,
         }
@@ -157,6 +165,7 @@ impl PlyBudget {
             Some(nodes) if ply < skip_plies || pos.in_check() => NodeBudget {
                 hard: nodes.min(self.full.hard),
                 soft: None,
+                tactical: None,
             },
             _ => self.full,
         }
@@ -217,6 +226,7 @@ pub fn search_nodes(
     let limits = Limits {
         nodes: Some(nodes.hard.max(1)),
         soft_nodes: nodes.soft,
+        tactical_soft_nodes: nodes.tactical,
         ..Limits::default()
     };
     let mut request = SearchRequest::new(*pos, limits);
@@ -226,11 +236,24 @@ pub fn search_nodes(
 }
 
 /// The nodes of one self-play search: it stops at `hard`, and starts no new
-/// iteration after `soft`.
+/// iteration after `soft`, nor after `tactical` while its best move is a
+/// capture or a promotion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct NodeBudget {
     pub hard: u64,
     pub soft: Option<u64>,
+    pub tactical: Option<u64>,
+}
+
+impl NodeBudget {
+    /// `hard` nodes, no soft limit.
+    pub fn hard(hard: u64) -> NodeBudget {
+        NodeBudget {
+            hard,
+            soft: None,
+            tactical: None,
+        }
+    }
 }
 
 /// Plays game number `index`. The tables are cleared first, so the game
@@ -443,6 +466,10 @@ pub struct DatagenArgs {
     /// first 8 after the opening, positions in check) [default: --nodes]
     #[arg(long, value_name = "N")]
     discard_nodes: Option<u64>,
+    /// No new iteration after N nodes while the best move is a capture or a
+    /// promotion, whose position training drops [default: none]
+    #[arg(long, value_name = "N")]
+    tactical_nodes: Option<u64>,
     /// Games played at once, each thread with its own tables (1 to 256)
     #[arg(long, value_name = "N", default_value_t = DatagenOptions::default().threads)]
     threads: usize,
@@ -514,6 +541,7 @@ pub fn command(args: DatagenArgs) -> Result<(), String> {
         nodes,
         soft_nodes,
         discard_nodes,
+        tactical_nodes,
         threads,
         seed,
         out: out_path,
@@ -535,6 +563,7 @@ pub fn command(args: DatagenArgs) -> Result<(), String> {
         nodes,
         soft_nodes,
         discard_nodes,
+        tactical_nodes,
         threads,
         seed,
         hash_mb,
@@ -550,9 +579,15 @@ pub fn command(args: DatagenArgs) -> Result<(), String> {
     if !(1..=4096).contains(&opts.hash_mb) {
         return Err("--hash must be from 1 to 4096".into());
     }
-    if opts.nodes == 0 || opts.win_plies == 0 || chunk_games == 0 || discard_nodes == Some(0) {
+    if opts.nodes == 0
+        || opts.win_plies == 0
+        || chunk_games == 0
+        || discard_nodes == Some(0)
+        || tactical_nodes == Some(0)
+    {
         return Err(
-            "--nodes, --discard-nodes, --win-plies and --chunk-games must be at least 1".into(),
+            "--nodes, --discard-nodes, --tactical-nodes, --win-plies and --chunk-games must be at least 1"
+                .into(),
         );
     }
     if let Some(path) = &book {
@@ -693,6 +728,9 @@ fn chunk_command(opts: &DatagenOptions, settings: &ChunkSettings) -> String {
     if let Some(discard) = opts.discard_nodes {
         command += &format!(" --discard-nodes {discard}");
     }
+    if let Some(tactical) = opts.tactical_nodes {
+        command += &format!(" --tactical-nodes {tactical}");
+    }
     if let Some(book) = &settings.book {
         command += &format!(" --openings {book}");
     }
@@ -820,7 +858,10 @@ mod tests {
         let mut search = |soft| {
             tt.clear();
             data.clear();
-            let budget = NodeBudget { hard: 20_000, soft };
+            let budget = NodeBudget {
+                soft,
+                ..NodeBudget::hard(20_000)
+            };
             search_nodes(&pos, &[], budget, &EvalConfig::default(), &tt, &mut data)
         };
         let hard_only = search(None);
@@ -837,6 +878,37 @@ mod tests {
     }
 
     #[test]
+    fn a_tactical_limit_cuts_only_searches_whose_best_move_is_a_capture() {
+        let tt = TranspositionTable::new(1).expect("a table");
+        let mut data = Vec::new();
+        let mut search = |fen: &str, tactical| {
+            tt.clear();
+            data.clear();
+            let pos = Position::from_fen(fen, false).expect("FEN");
+            let budget = NodeBudget {
+                tactical,
+                ..NodeBudget::hard(20_000)
+            };
+            search_nodes(&pos, &[], budget, &EvalConfig::default(), &tt, &mut data)
+        };
+        // White takes the undefended queen.
+        let capture = "4k3/8/8/3q4/8/8/3Q4/4K3 w - - 0 1";
+        let full = search(capture, None);
+        let cut = search(capture, Some(500));
+        assert_eq!(full.best, cut.best);
+        assert_eq!(cut.best.map(|m| m.to_uci(false)), Some("d2d5".into()));
+        assert!(full.nodes >= 20_000, "{full:?}");
+        assert!(cut.nodes < 5_000, "{cut:?}");
+        // A quiet best move: the limit changes nothing.
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        let (full, cut) = (search(start, None), search(start, Some(500)));
+        assert_eq!(
+            (full.best, full.nodes, full.score),
+            (cut.best, cut.nodes, cut.score)
+        );
+    }
+
+    #[test]
     fn plies_training_drops_get_the_discard_budget() {
         let opts = DatagenOptions {
             nodes: 5000,
@@ -845,13 +917,10 @@ mod tests {
             ..DatagenOptions::default()
         };
         let full = NodeBudget {
-            hard: 5000,
             soft: Some(3500),
+            ..NodeBudget::hard(5000)
         };
-        let cheap = NodeBudget {
-            hard: 1000,
-            soft: None,
-        };
+        let cheap = NodeBudget::hard(1000);
         let quiet = Position::startpos();
         let check = Position::from_fen("4k3/8/8/8/8/8/4R3/4K3 b - - 0 1", false).expect("FEN");
         assert_eq!(opts.budget_at(&quiet, 0), cheap);

@@ -10,7 +10,8 @@
 //! order) and replayed move by move as they were played. At every
 //! position each budget (`HARD` nodes, or `HARD/SOFT`: no new iteration
 //! after `SOFT`; a suffix `:DISCARD` searches the plies training drops
-//! anyway with that many nodes, as `datagen --discard-nodes`) searches
+//! anyway with that many nodes, as `datagen --discard-nodes`; a last
+//! suffix `@TACTICAL` is `datagen --tactical-nodes`) searches
 //! with its own tables, kept from ply to ply and
 //! cleared for each game, as in `datagen`; then the game's own move is
 //! played, so every budget labels the same positions with tables warmed
@@ -41,7 +42,7 @@ pub struct LabelsArgs {
     #[arg(long, value_name = "N", default_value_t = 20)]
     games: usize,
     /// Budgets to compare: HARD or HARD/SOFT nodes a search, each with an
-    /// optional :DISCARD
+    /// optional :DISCARD, then an optional @TACTICAL
     #[arg(long, value_name = "B", num_args = 1.., required = true)]
     budgets: Vec<String>,
     /// Nodes of the reference search
@@ -58,7 +59,8 @@ pub struct LabelsArgs {
     hash_mb: usize,
 }
 
-/// Parses `HARD`, `HARD/SOFT`, each optionally followed by `:DISCARD`.
+/// Parses `HARD`, `HARD/SOFT`, each optionally followed by `:DISCARD`,
+/// then optionally by `@TACTICAL`.
 fn parse_budget(text: &str) -> Result<PlyBudget, String> {
     let number = |s: &str| {
         s.parse::<u64>()
@@ -66,20 +68,22 @@ fn parse_budget(text: &str) -> Result<PlyBudget, String> {
             .filter(|&n| n > 0)
             .ok_or_else(|| format!("budget '{text}': '{s}' is not a positive number of nodes"))
     };
-    let (search, discard) = match text.split_once(':') {
+    let (text_left, tactical) = match text.split_once('@') {
+        None => (text, None),
+        Some((left, tactical)) => (left, Some(number(tactical)?)),
+    };
+    let (search, discard) = match text_left.split_once(':') {
         None => (text, None),
         Some((search, discard)) => (search, Some(number(discard)?)),
     };
     let full = match search.split_once('/') {
-        None => NodeBudget {
-            hard: number(search)?,
-            soft: None,
-        },
+        None => NodeBudget::hard(number(search)?),
         Some((hard, soft)) => NodeBudget {
-            hard: number(hard)?,
             soft: Some(number(soft)?),
+            ..NodeBudget::hard(number(hard)?)
         },
     };
+    let full = NodeBudget { tactical, ..full };
     Ok(PlyBudget { full, discard })
 }
 
@@ -182,10 +186,7 @@ pub fn command(args: LabelsArgs) -> Result<(), String> {
         return Err("--sigmoid-scale must be positive".to_string());
     }
     let reference = PlyBudget {
-        full: NodeBudget {
-            hard: args.reference,
-            soft: None,
-        },
+        full: NodeBudget::hard(args.reference),
         discard: None,
     };
     let dir =
@@ -313,7 +314,10 @@ mod tests {
     #[test]
     fn budgets_parse_and_bad_ones_are_refused() {
         let budget = |hard, soft, discard| PlyBudget {
-            full: NodeBudget { hard, soft },
+            full: NodeBudget {
+                soft,
+                ..NodeBudget::hard(hard)
+            },
             discard,
         };
         assert_eq!(parse_budget("5000").ok(), Some(budget(5000, None, None)));
@@ -329,8 +333,13 @@ mod tests {
             parse_budget("5000:1000").ok(),
             Some(budget(5000, None, Some(1000)))
         );
+        let tactical = parse_budget("5000/3500:1000@1200").ok();
+        let mut expected = budget(5000, Some(3500), Some(1000));
+        expected.full.tactical = Some(1200);
+        assert_eq!(tactical, Some(expected));
         for bad in [
-            "", "0", "x", "5000/", "5000/-1", "/2500", "5000:", "5000:0", ":10",
+            "", "0", "x", "5000/", "5000/-1", "/2500", "5000:", "5000:0", ":10", "5000@", "5000@0",
+            "@100",
         ] {
             assert!(parse_budget(bad).is_err(), "{bad}");
         }
@@ -355,7 +364,7 @@ mod tests {
             moves,
         };
         let budget = |hard, discard| PlyBudget {
-            full: NodeBudget { hard, soft: None },
+            full: NodeBudget::hard(hard),
             discard,
         };
         let budgets = [
