@@ -3,7 +3,9 @@
 //! fit did not see.
 //!
 //! Input: `guoxiang datagen` files (`FEN | result | score`, White's point of
-//! view; the score is the search's at the datagen node count). Each position
+//! view; the score is the search's at the datagen node count), or pool
+//! chunks (`.vf`, [`crate::tools::pool`]), whose positions are taken as
+//! the text files hold them: quiet, after the first 8 plies. Each position
 //! becomes (score, material, outcome) from the side to move's view. The fit
 //! maximises the likelihood of the outcomes over the model's coefficients with
 //! Adam, on positions grouped by score (5 cp steps, within +-1500) and
@@ -14,17 +16,21 @@
 
 use crate::board::position::Position;
 use crate::eval::wdl::{knot_weights, material, probabilities, EDGE, FORTRESS, KNOTS, PARAMETERS};
+use crate::tools::pool::{read_games, visit_training_positions, FilterStats, PositionFilter};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::path::Path;
 
 /// The options of `guoxiang wdl`.
 #[derive(clap::Args, Debug)]
 pub struct WdlArgs {
-    /// datagen files to fit the model on (repeatable); without them,
-    /// --check checks the model built into this binary
+    /// datagen files or pool chunks (.vf) to fit the model on
+    /// (repeatable); without them, --check checks the model built into
+    /// this binary
     #[arg(long, value_name = "FILE")]
     fit: Vec<String>,
-    /// datagen files of other games to check the fit on (repeatable)
+    /// datagen files or pool chunks (.vf) of other games to check the fit
+    /// on (repeatable)
     #[arg(long, value_name = "FILE")]
     check: Vec<String>,
     /// Adam steps of the fit
@@ -50,6 +56,27 @@ pub fn neutral_start() -> [f64; PARAMETERS] {
 fn read_samples(paths: &[String]) -> Result<Vec<Sample>, String> {
     let mut samples = Vec::new();
     for path in paths {
+        if path.ends_with(".vf") {
+            // What datagen's text keeps: every quiet position, repeats too.
+            let filter = PositionFilter {
+                dedup: false,
+                ..PositionFilter::default()
+            };
+            let (mut seen, mut stats) = (Default::default(), FilterStats::default());
+            for (number, game) in read_games(Path::new(path))?.iter().enumerate() {
+                visit_training_positions(
+                    game,
+                    number as u64,
+                    &filter,
+                    &mut seen,
+                    &mut stats,
+                    |p| {
+                        samples.push(sample(&p.position, i32::from(p.score), f64::from(p.result)));
+                    },
+                );
+            }
+            continue;
+        }
         let text =
             std::fs::read_to_string(path).map_err(|e| format!("cannot read '{path}': {e}"))?;
         samples.extend(parse(&text));
@@ -126,6 +153,12 @@ pub fn parse_line(line: &str) -> Option<Sample> {
     let pos = Position::from_fen(fen, false).ok()?;
     let white_result: f64 = result.parse().ok()?;
     let white_score: i32 = score.parse().ok()?;
+    Some(sample(&pos, white_score, white_result))
+}
+
+/// One position's sample from its score and its game's result, both from
+/// White's point of view.
+fn sample(pos: &Position, white_score: i32, white_result: f64) -> Sample {
     let white_to_move = pos.side_to_move() == crate::board::types::Color::White;
     let (score, result) = if white_to_move {
         (white_score, white_result)
@@ -137,11 +170,11 @@ pub fn parse_line(line: &str) -> Option<Sample> {
         r if r < 0.25 => 0,
         _ => 1,
     };
-    Some(Sample {
+    Sample {
         score,
-        material: material(&pos),
+        material: material(pos),
         outcome,
-    })
+    }
 }
 
 /// Every usable position of a file's text.
@@ -371,6 +404,37 @@ mod tests {
         let checked = command(args(&[], &[&path_text]));
         let _ = std::fs::remove_file(&path);
         assert!(checked.is_ok(), "{checked:?}");
+    }
+
+    #[test]
+    fn a_pool_chunk_gives_the_samples_of_the_same_games_as_text() {
+        use crate::tools::datagen::{generate, DataFormat, DatagenOptions};
+        let opts = DatagenOptions {
+            games: 3,
+            nodes: 300,
+            hash_mb: 1,
+            max_plies: 120,
+            ..DatagenOptions::default()
+        };
+        let dir = std::env::temp_dir().join(format!("guoxiang-wdl-vf-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temporary folder");
+        let mut paths = Vec::new();
+        for (format, name) in [
+            (DataFormat::Text, "games.txt"),
+            (DataFormat::Viriformat, "games.vf"),
+        ] {
+            let mut bytes = Vec::new();
+            generate(&opts, format, &mut bytes, &mut |_| {}).expect("self-play");
+            let path = dir.join(name);
+            std::fs::write(&path, bytes).expect("temporary file");
+            paths.push(path.to_string_lossy().into_owned());
+        }
+        let text = read_samples(&paths[..1]);
+        let chunk = read_samples(&paths[1..]);
+        let _ = std::fs::remove_dir_all(&dir);
+        let text = text.expect("text read");
+        assert!(!text.is_empty());
+        assert_eq!(chunk, Ok(text));
     }
 
     /// Outcomes drawn from the model itself with known coefficients.
