@@ -688,8 +688,17 @@ impl Transcript {
 #[test]
 fn two_engines_in_one_process_keep_their_own_evaluation() {
     use guoxiang::uci::Engine;
-    let fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/P3BPPP/R1BQ1RK1 w - - 0 9";
-    let pos = guoxiang::Position::from_fen(fen, false).expect("fen");
+    // A position where the two evaluations differ, or the test could not
+    // tell the engines apart (the network's correction is 0 at some).
+    let (fen, pos) = [
+        "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/P3BPPP/R1BQ1RK1 w - - 0 9",
+        "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+        "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2",
+    ]
+    .into_iter()
+    .map(|fen| (fen, guoxiang::Position::from_fen(fen, false).expect("fen")))
+    .find(|(_, pos)| guoxiang::eval::evaluate_hce(pos) != embedded_network_eval(pos))
+    .expect("a position where the network changes the evaluation");
     let (hand_out, net_out) = (Transcript::default(), Transcript::default());
     let mut hand = Engine::with_output(Box::new(hand_out.clone()));
     let mut net = Engine::with_output(Box::new(net_out.clone()));
