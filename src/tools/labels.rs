@@ -68,12 +68,12 @@ fn parse_budget(text: &str) -> Result<PlyBudget, String> {
             .filter(|&n| n > 0)
             .ok_or_else(|| format!("budget '{text}': '{s}' is not a positive number of nodes"))
     };
-    let (text_left, tactical) = match text.split_once('@') {
+    let (before_tactical, tactical) = match text.split_once('@') {
         None => (text, None),
         Some((left, tactical)) => (left, Some(number(tactical)?)),
     };
-    let (search, discard) = match text_left.split_once(':') {
-        None => (text, None),
+    let (search, discard) = match before_tactical.split_once(':') {
+        None => (before_tactical, None),
         Some((search, discard)) => (search, Some(number(discard)?)),
     };
     let full = match search.split_once('/') {
@@ -337,6 +337,9 @@ mod tests {
         let mut expected = budget(5000, Some(3500), Some(1000));
         expected.full.tactical = Some(1200);
         assert_eq!(tactical, Some(expected));
+        let mut expected = budget(5000, None, None);
+        expected.full.tactical = Some(1200);
+        assert_eq!(parse_budget("5000@1200").ok(), Some(expected));
         for bad in [
             "", "0", "x", "5000/", "5000/-1", "/2500", "5000:", "5000:0", ":10", "5000@", "5000@0",
             "@100",
