@@ -276,6 +276,13 @@ impl Position {
         self.captured(mv).is_some()
     }
 
+    /// A capture or a promotion: the moves that change the material, which
+    /// move ordering, history and training data all treat apart.
+    #[inline(always)]
+    pub fn is_noisy(&self, mv: Move) -> bool {
+        self.is_capture(mv) || mv.promotion_piece().is_some()
+    }
+
     // ----- changing the board -----
 
     #[inline(always)]

@@ -181,7 +181,7 @@ impl Histories {
             .map(|&mv| {
                 if Some(mv) == tt_move {
                     TT_MOVE_SCORE
-                } else if pos.is_capture(mv) || mv.promotion_piece().is_some() {
+                } else if pos.is_noisy(mv) {
                     self.noisy_score(pos, mv)
                 } else {
                     self.quiet_score(pos, mv, killers, previous)

@@ -243,7 +243,7 @@ mod tests {
             let got = drain(&pos, &mut picker, &data);
             // Band of each move: 0 good noisy, 1 quiet, 2 losing noisy.
             let band = |&(mv, score): &(Move, i32)| {
-                let noisy = pos.is_capture(mv) || mv.promotion_piece().is_some();
+                let noisy = pos.is_noisy(mv);
                 match (noisy, score >= 0) {
                     (true, true) => 0,
                     (false, _) => 1,

@@ -704,8 +704,7 @@ impl<'a> Searcher<'a> {
             } else {
                 Bound::Upper
             };
-            let best_is_quiet =
-                best_move.is_none_or(|mv| !pos.is_capture(mv) && mv.promotion_piece().is_none());
+            let best_is_quiet = best_move.is_none_or(|mv| !pos.is_noisy(mv));
             // Learn from results that say where the true score lies relative
             // to the static eval (a fail-high above it, a fail-low below it).
             if !in_check
@@ -964,7 +963,7 @@ impl<'a> Searcher<'a> {
                 .limits
                 .tactical_soft_nodes
                 .is_some_and(|soft| self.total_nodes() >= soft)
-                && (root.is_capture(best) || best.promotion_piece().is_some())
+                && root.is_noisy(best)
             {
                 break;
             }

@@ -345,10 +345,7 @@ fn play_game(
 /// capture nor a promotion (the static evaluation cannot see what it wins),
 /// and no mate score. The pool's reader applies the same test.
 pub fn is_quiet(pos: &Position, best: Move, score: i32) -> bool {
-    !pos.in_check()
-        && !pos.is_capture(best)
-        && best.promotion_piece().is_none()
-        && score.abs() < MATE_BOUND
+    !pos.in_check() && !pos.is_noisy(best) && score.abs() < MATE_BOUND
 }
 
 /// Plays `opts.games` games on `opts.threads` threads and writes them to

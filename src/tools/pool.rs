@@ -312,7 +312,7 @@ pub fn visit_training_positions(
             stats.in_check += 1;
             continue;
         }
-        if played.is_some_and(|mv| position.is_capture(mv) || mv.promotion_piece().is_some()) {
+        if played.is_some_and(|mv| position.is_noisy(mv)) {
             stats.tactical += 1;
             continue;
         }
