@@ -39,10 +39,14 @@ const LINES: usize = 4;
 /// levels in between are interpolated, nodes geometrically. Fitted by
 /// matches against Stockfish 15.1 at the same `UCI_Elo` at 10+0.1 (the 1900
 /// anchor between 10,000 nodes, T 42: 20.3% and 80,000 nodes, T 20: 66%;
-/// docs/strength-levels.md). `MAX_ELO` itself is full strength (the UCI
-/// layer then sets no level); its anchor only shapes the levels below it.
-const ANCHORS: [(i32, f64, f64); 3] = [
-    (MIN_ELO, 3_000.0, 50.0),
+/// docs/strength-levels.md). The 1700 anchor is where the two lower anchors
+/// once put it (it scored 57.5% with network pool 3); it lets the low end
+/// follow a stronger network without moving 1700 and 1900. `MAX_ELO` itself
+/// is full strength (the UCI layer then sets no level); its anchor only
+/// shapes the levels below it.
+const ANCHORS: [(i32, f64, f64); 4] = [
+    (MIN_ELO, 1_500.0, 60.0),
+    (1700, 15_600.0, 35.4),
     (1900, 40_000.0, 27.0),
     (MAX_ELO, 800_000.0, 0.0),
 ];
