@@ -28,4 +28,4 @@ awk -v rows="$rows" '
     END { if (!done) exit 1 }
 ' "$doc" > "$rows.doc" || { echo "no manifest table in $doc" >&2; exit 1; }
 cp "$rows.doc" "$doc"
-grep -v '^|' "$rows" | grep -v '^$' | tail -1
+grep -v -e '^|' -e '^$' "$rows" | tail -1
