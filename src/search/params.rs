@@ -81,7 +81,8 @@ search_params! {
     see_quiet = 7, 5..=80, step 4;
     see_noisy = 69, 30..=200, step 10;
     /// History pruning: at depth <= 4, skip the quiet moves whose history is
-    /// below `-history_prune x depth`; 0 turns it off (pending an SPRT).
+    /// below `-history_prune x depth`; 0 turns it off (2000 was flat over
+    /// 2,200 games at 25,000 nodes: strength log).
     history_prune = 0, 0..=8000, step 250;
     /// Half-width of the first aspiration window.
     aspiration_delta = 13, 5..=60, step 3;
