@@ -85,51 +85,54 @@ static EMBEDDED_NETWORK: Lazy<Arc<Network>> = Lazy::new(|| {
 /// The number of bytes of a network file.
 pub const FILE_BYTES: usize = 12 + 2 * (INPUTS * HIDDEN + HIDDEN + 2 * HIDDEN) + 4;
 
-impl Network {
-    /// Parses a network file (format in the module docs).
-    pub fn from_bytes(bytes: &[u8]) -> Result<Box<Network>, String> {
-        if bytes.len() < 8 || &bytes[..4] != MAGIC {
+/// A network file's contents at whatever hidden size it has. The engine
+/// plays only its own size ([`Network::from_bytes`]); the trainer also
+/// widens a narrower network into it (`guoxiang nnue --init`).
+pub struct NetworkParts {
+    pub hidden: usize,
+    pub hce_percent: u32,
+    /// `768 x hidden`, input-major.
+    pub feature_weights: Vec<i16>,
+    pub feature_bias: Vec<i16>,
+    /// `2 x hidden`: the side to move's half first.
+    pub output_weights: Vec<i16>,
+    pub output_bias: i32,
+}
+
+impl NetworkParts {
+    /// Parses a network file (format in the module docs) of any hidden size
+    /// up to 4,096.
+    pub fn from_bytes(bytes: &[u8]) -> Result<NetworkParts, String> {
+        if bytes.len() < 12 || &bytes[..4] != MAGIC {
             return Err("not a Guoxiang network file (no GXNN magic)".into());
         }
-        let hidden = u32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]) as usize;
-        if hidden != HIDDEN {
+        let word = |at: usize| {
+            u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+        };
+        let hidden = word(4) as usize;
+        if hidden == 0 || hidden > 4096 {
             return Err(format!(
-                "the network has {hidden} hidden neurons, this build expects {HIDDEN}"
+                "a hidden layer of {hidden} neurons is not a network of ours"
             ));
         }
-        if bytes.len() != FILE_BYTES {
+        let expected = 12 + 2 * (INPUTS * hidden + 3 * hidden) + 4;
+        if bytes.len() != expected {
             return Err(format!(
-                "the network file has {} bytes, expected {FILE_BYTES}",
+                "the network file has {} bytes, expected {expected} for {hidden} hidden neurons",
                 bytes.len()
             ));
         }
-        let hce_percent = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
+        let hce_percent = word(8);
         if hce_percent > 100 {
             return Err(format!("hand-written share {hce_percent}% is above 100%"));
         }
-        let mut words = bytes[12..FILE_BYTES - 4]
+        let mut words: Vec<i16> = bytes[12..expected - 4]
             .chunks_exact(2)
-            .map(|c| i16::from_le_bytes([c[0], c[1]]));
-        let mut net = Box::new(Network {
-            feature_weights: [[0; HIDDEN]; INPUTS],
-            feature_bias: [0; HIDDEN],
-            output_weights: [0; 2 * HIDDEN],
-            output_bias: 0,
-            hce_percent,
-        });
-        for row in net.feature_weights.iter_mut() {
-            for w in row.iter_mut() {
-                *w = words.next().unwrap_or_default();
-            }
-        }
-        for w in net.feature_bias.iter_mut() {
-            *w = words.next().unwrap_or_default();
-        }
-        for w in net.output_weights.iter_mut() {
-            *w = words.next().unwrap_or_default();
-        }
-        if let Some(w) = net
-            .output_weights
+            .map(|c| i16::from_le_bytes([c[0], c[1]]))
+            .collect();
+        let output_weights = words.split_off(INPUTS * hidden + hidden);
+        let feature_bias = words.split_off(INPUTS * hidden);
+        if let Some(w) = output_weights
             .iter()
             .find(|w| w.unsigned_abs() > MAX_OUTPUT_WEIGHT)
         {
@@ -137,8 +140,44 @@ impl Network {
                 "output weight {w} is outside -{MAX_OUTPUT_WEIGHT}..{MAX_OUTPUT_WEIGHT} (the trainer keeps them inside)"
             ));
         }
-        let tail = &bytes[FILE_BYTES - 4..];
-        net.output_bias = i32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
+        Ok(NetworkParts {
+            hidden,
+            hce_percent,
+            feature_weights: words,
+            feature_bias,
+            output_weights,
+            output_bias: word(expected - 4) as i32,
+        })
+    }
+}
+
+impl Network {
+    /// Parses a network file (format in the module docs) of this build's
+    /// hidden size.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Box<Network>, String> {
+        let parts = NetworkParts::from_bytes(bytes)?;
+        if parts.hidden != HIDDEN {
+            return Err(format!(
+                "the network has {} hidden neurons, this build expects {HIDDEN}",
+                parts.hidden
+            ));
+        }
+        let mut net = Box::new(Network {
+            feature_weights: [[0; HIDDEN]; INPUTS],
+            feature_bias: [0; HIDDEN],
+            output_weights: [0; 2 * HIDDEN],
+            output_bias: parts.output_bias,
+            hce_percent: parts.hce_percent,
+        });
+        for (row, words) in net
+            .feature_weights
+            .iter_mut()
+            .zip(parts.feature_weights.chunks_exact(HIDDEN))
+        {
+            row.copy_from_slice(words);
+        }
+        net.feature_bias.copy_from_slice(&parts.feature_bias);
+        net.output_weights.copy_from_slice(&parts.output_weights);
         Ok(net)
     }
 

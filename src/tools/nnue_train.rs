@@ -34,6 +34,9 @@
 //! * `--init FILE`: start from this network file instead of random weights
 //!   (its hand-written share is kept), e.g. to go on training the shipped
 //!   net on new data; its validation loss is printed before the first epoch.
+//!   A network with fewer hidden neurons than this build's is widened: its
+//!   neurons are kept and the new ones start silent (see
+//!   [`FloatNet::from_parts`]).
 //! * `--threads N` [1], `--seed S` [1], `--out FILE` [net.nnue].
 //!
 //! Each epoch shuffles the positions and mirrors every other one left to
@@ -46,7 +49,9 @@
 
 use crate::board::position::Position;
 use crate::board::types::Color;
-use crate::eval::network::{feature, Network, HIDDEN, INPUTS, MAX_OUTPUT_WEIGHT, QA, QB, SCALE};
+use crate::eval::network::{
+    feature, Network, NetworkParts, HIDDEN, INPUTS, MAX_OUTPUT_WEIGHT, QA, QB, SCALE,
+};
 use crate::tools::datagen::{format_of, DataFormat};
 use crate::tools::pool::{
     games_from_text, list_chunks, read_games, visit_training_positions, FilterStats, PositionFilter,
@@ -200,6 +205,12 @@ pub fn fit_sigmoid_scale(samples: &[Sample]) -> f32 {
     best.0
 }
 
+/// A uniform draw from `-range..range`.
+fn uniform(rng: &mut crate::tools::selfplay::Rng, range: f32) -> f32 {
+    let unit = (rng.next() >> 40) as f32 / (1u64 << 24) as f32;
+    (unit * 2.0 - 1.0) * range
+}
+
 /// The float network the trainer works on; the layout of [`Network`].
 #[derive(Clone)]
 pub struct FloatNet {
@@ -227,17 +238,59 @@ impl FloatNet {
     /// Small uniform random weights.
     pub fn random(seed: u64, hce_percent: u32) -> FloatNet {
         let mut rng = crate::tools::selfplay::Rng(seed);
-        let mut uniform = |range: f32| {
-            let unit = (rng.next() >> 40) as f32 / (1u64 << 24) as f32;
-            (unit * 2.0 - 1.0) * range
-        };
         let mut net = FloatNet::zeros();
         let r1 = 1.0 / (INPUTS as f32).sqrt();
-        net.w1.iter_mut().for_each(|w| *w = uniform(r1));
+        net.w1.iter_mut().for_each(|w| *w = uniform(&mut rng, r1));
         let r2 = 1.0 / (2.0 * HIDDEN as f32).sqrt();
-        net.w2.iter_mut().for_each(|w| *w = uniform(r2));
+        net.w2.iter_mut().for_each(|w| *w = uniform(&mut rng, r2));
         net.hce_percent = hce_percent;
         net
+    }
+
+    /// A network file of this build's hidden size or a narrower one. A
+    /// narrower network is widened: its neurons keep their weights, and each
+    /// new neuron gets small random feature weights (as [`FloatNet::random`]
+    /// draws them, from `seed`) and zero output weights, so the widened
+    /// network computes exactly what the narrow one did and training then
+    /// puts the new neurons to use.
+    pub fn from_parts(parts: &NetworkParts, seed: u64) -> Result<FloatNet, String> {
+        let old = parts.hidden;
+        if old > HIDDEN {
+            return Err(format!(
+                "the network has {old} hidden neurons, more than this build's {HIDDEN}"
+            ));
+        }
+        let (qa, qb) = (QA as f32, QB as f32);
+        let mut rng = crate::tools::selfplay::Rng(seed);
+        let r1 = 1.0 / (INPUTS as f32).sqrt();
+        let mut float = FloatNet::zeros();
+        for (row, words) in float
+            .w1
+            .chunks_exact_mut(HIDDEN)
+            .zip(parts.feature_weights.chunks_exact(old))
+        {
+            for (f, &w) in row.iter_mut().zip(words) {
+                *f = f32::from(w) / qa;
+            }
+            row[old..]
+                .iter_mut()
+                .for_each(|f| *f = uniform(&mut rng, r1));
+        }
+        for (f, &w) in float.b1.iter_mut().zip(&parts.feature_bias) {
+            *f = f32::from(w) / qa;
+        }
+        for (half, words) in float
+            .w2
+            .chunks_exact_mut(HIDDEN)
+            .zip(parts.output_weights.chunks_exact(old))
+        {
+            for (f, &w) in half.iter_mut().zip(words) {
+                *f = f32::from(w) / qb;
+            }
+        }
+        float.b2 = parts.output_bias as f32 / (qa * qb);
+        float.hce_percent = parts.hce_percent;
+        Ok(float)
     }
 
     /// The float form of a quantised network: each weight divided by its
@@ -713,15 +766,21 @@ pub fn command(args: NnueArgs) -> Result<ExitCode, String> {
     }
     if let Some(path) = &init_path {
         let bytes = std::fs::read(path).map_err(|e| format!("cannot read '{path}': {e}"))?;
-        let net = Network::from_bytes(&bytes).map_err(|e| format!("'{path}': {e}"))?;
-        if hce_percent_given && opts.hce_percent != net.hce_percent {
+        let parts = NetworkParts::from_bytes(&bytes).map_err(|e| format!("'{path}': {e}"))?;
+        if hce_percent_given && opts.hce_percent != parts.hce_percent {
             return Err(format!(
                 "--hce-percent {} differs from the {}% of '{path}'",
-                opts.hce_percent, net.hce_percent
+                opts.hce_percent, parts.hce_percent
             ));
         }
-        opts.hce_percent = net.hce_percent;
-        opts.init = Some(FloatNet::from_network(&net));
+        if parts.hidden < HIDDEN {
+            println!(
+                "--init: widening '{path}' from {} to {HIDDEN} hidden neurons",
+                parts.hidden
+            );
+        }
+        opts.hce_percent = parts.hce_percent;
+        opts.init = Some(FloatNet::from_parts(&parts, seed).map_err(|e| format!("'{path}': {e}"))?);
     }
     let start = Instant::now();
     let (mut samples, held_out) = load_samples(&data, pool.as_deref(), &filter, score_scale)?;
@@ -893,6 +952,61 @@ not a line
         let q = net.quantise();
         let up = Position::from_fen("4k3/8/8/8/8/8/8/3QK3 w - - 0 1", false).expect("fen");
         assert!(evaluate_body(&q, &up) > 100);
+    }
+
+    /// A network file of `hidden` neurons: the first `hidden` of `net`'s.
+    fn narrow_file(net: &Network, hidden: usize) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.extend_from_slice(crate::eval::network::MAGIC);
+        out.extend_from_slice(&(hidden as u32).to_le_bytes());
+        out.extend_from_slice(&net.hce_percent.to_le_bytes());
+        let halves = net.output_weights.chunks_exact(HIDDEN);
+        let words = net
+            .feature_weights
+            .iter()
+            .flat_map(|row| &row[..hidden])
+            .chain(&net.feature_bias[..hidden])
+            .chain(halves.flat_map(|half| &half[..hidden]));
+        for w in words {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        out.extend_from_slice(&net.output_bias.to_le_bytes());
+        out
+    }
+
+    #[test]
+    fn a_narrower_network_is_widened_into_the_same_function() {
+        let narrow = HIDDEN / 2;
+        // A network whose neurons past `narrow` are silent computes what its
+        // first `narrow` neurons alone do.
+        let mut net = FloatNet::random(11, 100).quantise();
+        for half in net.output_weights.chunks_exact_mut(HIDDEN) {
+            half[narrow..].fill(0);
+        }
+        let parts = NetworkParts::from_bytes(&narrow_file(&net, narrow)).expect("narrow file");
+        assert_eq!(parts.hidden, narrow);
+        let widened = FloatNet::from_parts(&parts, 5).expect("widens");
+        // The new neurons start with feature weights, so training moves them.
+        assert!(widened.w1[..HIDDEN][narrow..].iter().any(|&w| w != 0.0));
+        let widened = widened.quantise();
+        for fen in [
+            "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R b KQkq - 4 4",
+            "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1",
+        ] {
+            let pos = Position::from_fen(fen, false).expect("fen");
+            assert_eq!(
+                evaluate_body(&widened, &pos),
+                evaluate_body(&net, &pos),
+                "{fen}"
+            );
+        }
+        // A network wider than this build's is refused, not cut.
+        let mut wide = narrow_file(&net, narrow);
+        wide[4..8].copy_from_slice(&(2 * HIDDEN as u32).to_le_bytes());
+        let extra = 2 * (INPUTS * 2 * HIDDEN + 3 * 2 * HIDDEN) - 2 * (INPUTS * narrow + 3 * narrow);
+        wide.splice(12..12, std::iter::repeat_n(0, extra));
+        let parts = NetworkParts::from_bytes(&wide).expect("parses at its own size");
+        assert!(FloatNet::from_parts(&parts, 5).is_err());
     }
 
     #[test]
