@@ -37,7 +37,7 @@ use std::sync::Arc;
 /// Inputs of the feature transformer: 2 colours x 6 kinds x 64 squares.
 pub const INPUTS: usize = 768;
 /// Neurons of the hidden layer (per perspective).
-pub const HIDDEN: usize = 128;
+pub const HIDDEN: usize = 256;
 /// Quantisation of the feature transformer (its activation range is 0..QA).
 pub const QA: i32 = 255;
 /// Quantisation of the output weights.
