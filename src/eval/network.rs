@@ -82,8 +82,13 @@ static EMBEDDED_NETWORK: Lazy<Arc<Network>> = Lazy::new(|| {
     Arc::from(net)
 });
 
-/// The number of bytes of a network file.
-pub const FILE_BYTES: usize = 12 + 2 * (INPUTS * HIDDEN + HIDDEN + 2 * HIDDEN) + 4;
+/// The number of bytes of a network file with `hidden` neurons.
+pub const fn file_bytes(hidden: usize) -> usize {
+    12 + 2 * (INPUTS * hidden + hidden + 2 * hidden) + 4
+}
+
+/// The number of bytes of a network file of this build.
+pub const FILE_BYTES: usize = file_bytes(HIDDEN);
 
 /// A network file's contents at whatever hidden size it has. The engine
 /// plays only its own size ([`Network::from_bytes`]); the trainer also
@@ -115,7 +120,7 @@ impl NetworkParts {
                 "a hidden layer of {hidden} neurons is not a network of ours"
             ));
         }
-        let expected = 12 + 2 * (INPUTS * hidden + 3 * hidden) + 4;
+        let expected = file_bytes(hidden);
         if bytes.len() != expected {
             return Err(format!(
                 "the network file has {} bytes, expected {expected} for {hidden} hidden neurons",
@@ -148,6 +153,37 @@ impl NetworkParts {
             output_weights,
             output_bias: word(expected - 4) as i32,
         })
+    }
+
+    /// Writes the file format of the module docs.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(file_bytes(self.hidden));
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&(self.hidden as u32).to_le_bytes());
+        out.extend_from_slice(&self.hce_percent.to_le_bytes());
+        let words = self
+            .feature_weights
+            .iter()
+            .chain(&self.feature_bias)
+            .chain(&self.output_weights);
+        for w in words {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        out.extend_from_slice(&self.output_bias.to_le_bytes());
+        out
+    }
+}
+
+impl From<&Network> for NetworkParts {
+    fn from(net: &Network) -> NetworkParts {
+        NetworkParts {
+            hidden: HIDDEN,
+            hce_percent: net.hce_percent,
+            feature_weights: net.feature_weights.iter().flatten().copied().collect(),
+            feature_bias: net.feature_bias.to_vec(),
+            output_weights: net.output_weights.to_vec(),
+            output_bias: net.output_bias,
+        }
     }
 }
 
@@ -218,21 +254,7 @@ impl Network {
 
     /// Writes the network in the file format of the module docs.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(FILE_BYTES);
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&(HIDDEN as u32).to_le_bytes());
-        out.extend_from_slice(&self.hce_percent.to_le_bytes());
-        let words = self
-            .feature_weights
-            .iter()
-            .flatten()
-            .chain(self.feature_bias.iter())
-            .chain(self.output_weights.iter());
-        for w in words {
-            out.extend_from_slice(&w.to_le_bytes());
-        }
-        out.extend_from_slice(&self.output_bias.to_le_bytes());
-        out
+        NetworkParts::from(self).to_bytes()
     }
 }
 

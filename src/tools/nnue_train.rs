@@ -293,26 +293,13 @@ impl FloatNet {
         Ok(float)
     }
 
-    /// The float form of a quantised network: each weight divided by its
-    /// quantisation scale, so that [`FloatNet::quantise`] gives it back.
+    /// The float form of a quantised network of this build: each weight
+    /// divided by its quantisation scale, so that [`FloatNet::quantise`]
+    /// gives it back.
     pub fn from_network(net: &Network) -> FloatNet {
-        let qa = QA as f32;
-        let qb = QB as f32;
-        let mut float = FloatNet::zeros();
-        for (i, row) in net.feature_weights.iter().enumerate() {
-            for (j, &w) in row.iter().enumerate() {
-                float.w1[i * HIDDEN + j] = f32::from(w) / qa;
-            }
-        }
-        for (f, &w) in float.b1.iter_mut().zip(&net.feature_bias) {
-            *f = f32::from(w) / qa;
-        }
-        for (f, &w) in float.w2.iter_mut().zip(&net.output_weights) {
-            *f = f32::from(w) / qb;
-        }
-        float.b2 = net.output_bias as f32 / (qa * qb);
-        float.hce_percent = net.hce_percent;
-        float
+        // Same width, so nothing is widened and no draw is made.
+        FloatNet::from_parts(&NetworkParts::from(net), 0)
+            .expect("a network of this build is not wider than this build")
     }
 
     /// Forward pass: the output (in units of SCALE centipawns) and the
@@ -848,6 +835,7 @@ pub fn command(args: NnueArgs) -> Result<ExitCode, String> {
 mod tests {
     use super::*;
     use crate::eval::network::evaluate_body;
+    use crate::eval::network::file_bytes;
 
     #[test]
     fn perspective_flip_is_an_involution() {
@@ -956,22 +944,22 @@ not a line
 
     /// A network file of `hidden` neurons: the first `hidden` of `net`'s.
     fn narrow_file(net: &Network, hidden: usize) -> Vec<u8> {
-        let mut out = Vec::new();
-        out.extend_from_slice(crate::eval::network::MAGIC);
-        out.extend_from_slice(&(hidden as u32).to_le_bytes());
-        out.extend_from_slice(&net.hce_percent.to_le_bytes());
-        let halves = net.output_weights.chunks_exact(HIDDEN);
-        let words = net
-            .feature_weights
-            .iter()
-            .flat_map(|row| &row[..hidden])
-            .chain(&net.feature_bias[..hidden])
-            .chain(halves.flat_map(|half| &half[..hidden]));
-        for w in words {
-            out.extend_from_slice(&w.to_le_bytes());
+        let full = NetworkParts::from(net);
+        let first = |words: &[i16], width: usize| -> Vec<i16> {
+            words
+                .chunks_exact(width)
+                .flat_map(|row| &row[..hidden])
+                .copied()
+                .collect()
+        };
+        NetworkParts {
+            hidden,
+            feature_weights: first(&full.feature_weights, HIDDEN),
+            feature_bias: first(&full.feature_bias, HIDDEN),
+            output_weights: first(&full.output_weights, HIDDEN),
+            ..full
         }
-        out.extend_from_slice(&net.output_bias.to_le_bytes());
-        out
+        .to_bytes()
     }
 
     #[test]
@@ -1003,7 +991,7 @@ not a line
         // A network wider than this build's is refused, not cut.
         let mut wide = narrow_file(&net, narrow);
         wide[4..8].copy_from_slice(&(2 * HIDDEN as u32).to_le_bytes());
-        let extra = 2 * (INPUTS * 2 * HIDDEN + 3 * 2 * HIDDEN) - 2 * (INPUTS * narrow + 3 * narrow);
+        let extra = file_bytes(2 * HIDDEN) - file_bytes(narrow);
         wide.splice(12..12, std::iter::repeat_n(0, extra));
         let parts = NetworkParts::from_bytes(&wide).expect("parses at its own size");
         assert!(FloatNet::from_parts(&parts, 5).is_err());
